@@ -1,0 +1,94 @@
+// Command local is the all-in-one local server: every route group on one
+// net/http server, embedded bbolt storage and mail written to the outbox.
+// It only wires adapters; the service lives in shared/.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/mail/outbox"
+	"github.com/prospectdata/svc/shared/store/bolt"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	cfg, err := config.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("SVC_LOG_LEVEL: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	secret, err := cfg.SessionKey()
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "tables.db"), app.Schemas())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a := app.New(cfg, app.Adapters{
+		DB:            db,
+		Mail:          &outbox.Outbox{Dir: filepath.Join(cfg.DataDir, "outbox"), Log: log, Now: time.Now},
+		SessionSecret: secret,
+		Now:           time.Now,
+		Log:           log,
+		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
+	})
+	srv := &http.Server{
+		Handler:           a.Server,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,
+		"invitation_codes", len(cfg.InvitationCodes))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	if err := db.Close(); err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildServer compiles this command once per test binary run.
+func buildServer(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "local")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// proc is a running local server.
+type proc struct {
+	cmd  *exec.Cmd
+	addr string
+	mu   sync.Mutex
+	logs bytes.Buffer
+	done chan error
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.Write(b)
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.String()
+}
+
+func start(t testing.TB, bin, dataDir string, env ...string) *proc {
+	t.Helper()
+	p := &proc{addr: freeAddr(t), done: make(chan error, 1)}
+	p.cmd = exec.Command(bin)
+	p.cmd.Env = append(os.Environ(), "SVC_ADDR="+p.addr, "SVC_DATA_DIR="+dataDir, "SVC_INVITATION_CODES=code")
+	p.cmd.Env = append(p.cmd.Env, env...)
+	p.cmd.Stderr = p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + p.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("server did not become healthy:\n%s", p.log())
+	return nil
+}
+
+func postJSON(t testing.TB, url string, body any, hdr ...string) *http.Response {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestGracefulShutdown: SIGTERM lets an in-flight request finish, closes
+// bbolt, exits 0; data written before survives into the next start.
+func TestGracefulShutdown(t *testing.T) {
+	bin := buildServer(t)
+	dir := t.TempDir()
+	p := start(t, bin, dir)
+	resp := postJSON(t, "http://"+p.addr+"/api/auth/signup", map[string]any{
+		"email": "keep@example.org", "password": "pass-w0rd", "invitation_code": "code", "accept_responsibility": true,
+	})
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("signup: %d", resp.StatusCode)
+	}
+
+	// A request in a handler when SIGTERM arrives: its body is half sent.
+	conn, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"email":"keep@example.org","password":"pass-w0rd"}`
+	fmt.Fprintf(conn, "POST /api/auth/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		p.addr, len(body), body[:10])
+	time.Sleep(100 * time.Millisecond)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := http.Get("http://" + p.addr + "/healthz"); err == nil {
+		t.Error("new connections still accepted after SIGTERM")
+	}
+	fmt.Fprint(conn, body[10:])
+	r, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("in-flight request cut: %v\n%s", err, p.log())
+	}
+	io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+	if r.StatusCode != 200 {
+		t.Fatalf("in-flight request: %d", r.StatusCode)
+	}
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, p.log())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not stop after SIGTERM")
+	}
+	logs := p.log()
+	for _, want := range []string{"shutting down", "stopped", `msg=request method=POST path=/api/auth/signup status=200`, "dur_ms="} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+
+	// The account survives: bbolt was closed cleanly and reopens.
+	p2 := start(t, bin, dir)
+	resp = postJSON(t, "http://"+p2.addr+"/api/auth/login", map[string]any{"email": "keep@example.org", "password": "pass-w0rd"})
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("login after restart: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,256 @@
+package api
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+)
+
+// UserResponse is {ok: true, user}.
+type UserResponse struct {
+	OK   bool           `json:"ok"`
+	User *accounts.User `json:"user"`
+}
+
+// ResetRequest is the body of the reset request.
+type ResetRequest struct {
+	Email string `json:"email"`
+}
+
+// ResetConfirm is the body of the reset confirmation.
+type ResetConfirm struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+// PasswordChange is the body of the password change.
+type PasswordChange struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// TokenBody is the body of the email verification.
+type TokenBody struct {
+	Token string `json:"token"`
+}
+
+// ResendResponse is the answer of the verification resend.
+type ResendResponse struct {
+	OK              bool `json:"ok"`
+	AlreadyVerified bool `json:"already_verified,omitempty"`
+}
+
+// DeleteMe is the body of the account deletion.
+type DeleteMe struct {
+	ConfirmEmail string `json:"confirm_email"`
+}
+
+func (s *Server) setSession(w http.ResponseWriter, sess *accounts.Session) {
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: sess.Token, Path: "/", Expires: sess.Expires,
+		MaxAge: int(accounts.SessionTTL / time.Second), HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (s *Server) clearSession(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (s *Server) authRoutes() []Route {
+	a := s.d.Accounts
+	return []Route{
+		{
+			Method: http.MethodPost, Path: "/api/auth/signup", Auth: Public, Tag: "auth",
+			Summary: "Create an account (invitation code required)",
+			Request: accounts.SignupRequest{}, Response: UserResponse{}, Status: http.StatusOK,
+			Errors: []int{400, 422, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				var req accounts.SignupRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				u, sess, err := a.Signup(r.Context(), req, s.clientIP(r))
+				if err != nil {
+					return err
+				}
+				s.setSession(w, sess)
+				writeJSON(w, http.StatusOK, UserResponse{OK: true, User: u})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/login", Auth: Public, Tag: "auth",
+			Summary: "Open a session", Request: accounts.LoginRequest{}, Response: UserResponse{},
+			Status: http.StatusOK, Errors: []int{400, 401, 422, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				var req accounts.LoginRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				u, sess, err := a.Login(r.Context(), req, s.clientIP(r))
+				if err != nil {
+					return err
+				}
+				s.setSession(w, sess)
+				writeJSON(w, http.StatusOK, UserResponse{OK: true, User: u})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/logout", Auth: Public, Tag: "auth",
+			Summary: "End the session", Response: OK{}, Status: http.StatusOK,
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				if c.Session != nil {
+					if err := a.EndSession(r.Context(), c.Session.UserID, c.Session.ID); err != nil {
+						return err
+					}
+				}
+				s.clearSession(w)
+				writeJSON(w, http.StatusOK, OK{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/auth/me", Auth: Any, Tag: "auth",
+			Summary: "The authenticated user (connection test for API keys)", Response: accounts.User{},
+			Status: http.StatusOK, Errors: []int{401},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				writeJSON(w, http.StatusOK, c.User)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/password/reset-request", Auth: Public, Tag: "auth",
+			Summary: "Mail a password reset link (same answer in every case)",
+			Request: ResetRequest{}, Response: OK{}, Status: http.StatusOK,
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				var req ResetRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				if err := a.RequestReset(r.Context(), req.Email, s.clientIP(r)); err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, OK{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/password/reset-confirm", Auth: Public, Tag: "auth",
+			Summary: "Set a new password with a reset token", Request: ResetConfirm{}, Response: OK{},
+			Status: http.StatusOK, Errors: []int{400, 422},
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				var req ResetConfirm
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				if err := a.ConfirmReset(r.Context(), req.Token, req.NewPassword); err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, OK{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/password/change", Auth: SessionOnly, Active: true, Tag: "auth",
+			Summary: "Change the password", Request: PasswordChange{}, Response: OK{},
+			Status: http.StatusOK, Errors: []int{400, 401, 403, 422, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req PasswordChange
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				sess, err := a.ChangePassword(r.Context(), c.User, req.CurrentPassword, req.NewPassword)
+				if err != nil {
+					return err
+				}
+				s.setSession(w, sess)
+				writeJSON(w, http.StatusOK, OK{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/email/verify", Auth: Public, Tag: "auth",
+			Summary: "Confirm the email address with the mailed token", Request: TokenBody{}, Response: OK{},
+			Status: http.StatusOK, Errors: []int{400},
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				var req TokenBody
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				if err := a.VerifyEmail(r.Context(), req.Token); err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, OK{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/auth/email/resend-verify", Auth: SessionOnly, Active: true, Tag: "auth",
+			Summary: "Mail a new verification link", Response: ResendResponse{},
+			Status: http.StatusOK, Errors: []int{401, 403, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				already, err := a.ResendVerification(r.Context(), c.User)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, ResendResponse{OK: true, AlreadyVerified: already})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodDelete, Path: "/api/auth/me", Auth: SessionOnly, Tag: "auth",
+			Summary: "Delete the account and everything it owns", Request: DeleteMe{},
+			Status: http.StatusNoContent, Errors: []int{400, 401, 403},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req DeleteMe
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				if err := a.DeleteAccount(r.Context(), c.User, req.ConfirmEmail); err != nil {
+					return err
+				}
+				s.clearSession(w)
+				w.WriteHeader(http.StatusNoContent)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/auth/me/export", Auth: SessionOnly, Tag: "auth",
+			Summary: "Download every record of the account as a ZIP", ResponseType: "application/zip",
+			Status: http.StatusOK, Errors: []int{401, 403},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				w.Header().Set("Content-Type", "application/zip")
+				w.Header().Set("Content-Disposition", "attachment; filename="+accounts.ExportFilename(c.User, a.Now()))
+				cw := &countingWriter{w: w}
+				if err := a.Export(r.Context(), c.User, cw); err != nil {
+					if cw.n == 0 {
+						w.Header().Del("Content-Disposition")
+						return err
+					}
+					// Once the archive has started, an error can only cut the
+					// stream short: the client sees a truncated, invalid ZIP.
+					s.d.Log.ErrorContext(r.Context(), "export cut short", "err", err)
+					panic(http.ErrAbortHandler)
+				}
+				return nil
+			},
+		},
+	}
+}
+
+// countingWriter tells whether anything was written yet.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,66 @@
+package api
+
+import "net/http"
+
+// Auth is the credential kind a route needs.
+type Auth int
+
+// Credential kinds.
+const (
+	Public      Auth = iota // anyone; credentials, if sent, are still checked
+	Any                     // a session or an API key within the key scope
+	SessionOnly             // a session cookie; an API key gets 403
+	Admin                   // the session of an admin
+)
+
+// Route is one entry of the route table: what the server mounts and what
+// the OpenAPI document describes.
+type Route struct {
+	Method  string
+	Path    string // net/http pattern path, with {name} wildcards
+	Auth    Auth
+	Active  bool // needs an active account (403 otherwise)
+	MaxBody int64
+	Tag     string
+	Summary string
+	// Request and Response are values of the body types, for the document;
+	// nil means no JSON body. ResponseType overrides the media type of a
+	// non-JSON success (a ZIP, a file).
+	Request      any
+	Response     any
+	ResponseType string
+	Status       int   // success status
+	Errors       []int // documented error statuses
+	Handle       func(w http.ResponseWriter, r *http.Request, c *Caller) error
+}
+
+// table is the route table of everything this service serves.
+func (s *Server) table() []Route {
+	var rs []Route
+	rs = append(rs, s.authRoutes()...)
+	rs = append(rs, s.keyRoutes()...)
+	rs = append(rs, s.registryRoutes()...)
+	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, Route{
+		Method: http.MethodGet, Path: "/healthz", Auth: Public, Tag: "ops",
+		Summary: "Liveness", Response: OK{}, Status: http.StatusOK,
+		Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+			writeJSON(w, http.StatusOK, OK{OK: true})
+			return nil
+		},
+	}, Route{
+		Method: http.MethodGet, Path: "/api/openapi.json", Auth: Public, Tag: "reference",
+		Summary: "OpenAPI 3.1 description of the surface an API key can reach",
+		Status:  http.StatusOK, Response: map[string]any{},
+		Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+			writeJSON(w, http.StatusOK, s.OpenAPI())
+			return nil
+		},
+	})
+	return rs
+}
+
+// OK is the {ok: true} body.
+type OK struct {
+	OK bool `json:"ok"`
+}

@@ -1,0 +1,285 @@
+// Package api is the HTTP surface: one route table (routes.go) that the
+// local server and every Lambda route group mount, the middleware every
+// request passes (recover, log, authentication, key scope), the one mapping of
+// application errors to statuses and {detail} bodies, and the OpenAPI
+// document derived from the same table.
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/features"
+	"github.com/prospectdata/svc/shared/keys"
+)
+
+// DefaultMaxBody caps request bodies unless a route says otherwise.
+const DefaultMaxBody = 1 << 20
+
+// CookieName is the session cookie of the spec.
+const CookieName = "svc_session"
+
+// Deps are the services the routes act on.
+type Deps struct {
+	Accounts *accounts.Service
+	Keys     *keys.Service
+	Features *features.Service
+	Log      *slog.Logger
+	BaseURL  string
+	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty
+	// means the connection's remote address is the client.
+	TrustedProxies []netip.Prefix
+}
+
+// Server serves the API.
+type Server struct {
+	d      Deps
+	routes []Route
+	mux    *http.ServeMux
+	secure bool // session cookie marked Secure (https base URL)
+}
+
+// New builds the server with every route of the table.
+func New(d Deps) *Server {
+	s := &Server{d: d, mux: http.NewServeMux(), secure: strings.HasPrefix(d.BaseURL, "https://")}
+	s.routes = s.table()
+	s.mount(s.routes)
+	return s
+}
+
+// Routes returns the route table (the OpenAPI document and the tests read it).
+func (s *Server) Routes() []Route { return s.routes }
+
+func (s *Server) mount(routes []Route) {
+	methods := map[string][]string{}
+	for _, rt := range routes {
+		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
+		methods[rt.Path] = append(methods[rt.Path], rt.Method)
+	}
+	// A known path called with another method is a 405 {detail}; the more
+	// specific method patterns above win over these.
+	for p, ms := range methods {
+		allow := strings.Join(slices.Sorted(slices.Values(ms)), ", ")
+		s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, r, s.d.Log, apperr.New(apperr.MethodNotAllowed, "Méthode non autorisée", "Method not allowed"))
+		})
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.d.Log, apperr.New(apperr.NotFound, "Route inconnue", "Unknown route"))
+	})
+}
+
+// ServeHTTP runs the middleware chain: recover, access log, authentication
+// and key scope, then the route.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.d.Log.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !rec.wrote {
+				writeError(rec, r, s.d.Log, apperr.New(apperr.Internal, "Erreur interne du serveur", "Internal server error"))
+			}
+		}
+		s.d.Log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path,
+			"status", rec.status(), "bytes", rec.bytes, "dur_ms", float64(time.Since(start).Microseconds())/1000)
+	}()
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		c, err := s.authenticate(r)
+		if err != nil {
+			writeError(rec, r, s.d.Log, err)
+			return
+		}
+		r = r.WithContext(withCaller(r.Context(), c))
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// authenticate resolves the caller. A presented key must be valid (else
+// 401), belong to an active account (else 401) and stay within the key scope
+// (else 403). A session cookie that is forged, ended or expired is ignored:
+// the route then sees an anonymous caller.
+func (s *Server) authenticate(r *http.Request) (*Caller, error) {
+	ctx := r.Context()
+	if secret, ok := presentedKey(r); ok {
+		k, err := s.d.Keys.Authenticate(ctx, secret)
+		if err != nil {
+			return nil, err
+		}
+		u, err := s.d.Accounts.User(ctx, k.UserID)
+		if apperr.Is(err, apperr.NotFound) {
+			return nil, apperr.New(apperr.Unauthorized, "Clé d'API invalide ou révoquée", "Invalid or revoked API key")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !u.IsActive {
+			return nil, apperr.New(apperr.Unauthorized, "Compte désactivé", "Account deactivated")
+		}
+		if !KeyAllowed(r.Method, r.URL.Path) {
+			return nil, apperr.New(apperr.Forbidden, "Route non accessible avec une clé d'API",
+				"This route is not accessible with an API key")
+		}
+		return &Caller{User: u, Key: k}, nil
+	}
+	ck, err := r.Cookie(CookieName)
+	if err != nil || ck.Value == "" {
+		return &Caller{}, nil
+	}
+	sess, ok, err := s.d.Accounts.Session(ctx, ck.Value)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &Caller{}, nil
+	}
+	u, err := s.d.Accounts.User(ctx, sess.UserID)
+	if apperr.Is(err, apperr.NotFound) {
+		return &Caller{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Caller{User: u, Session: sess}, nil
+}
+
+// wrap applies a route's own requirements: its credential kind, an active
+// account when it mutates, its body cap; then runs it and answers its error.
+func (s *Server) wrap(rt Route) http.Handler {
+	maxBody := int64(DefaultMaxBody)
+	if rt.MaxBody > 0 {
+		maxBody = rt.MaxBody
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := CallerOf(r.Context())
+		if err := rt.Auth.check(c); err != nil {
+			writeError(w, r, s.d.Log, err)
+			return
+		}
+		if rt.Active && c.User != nil && !c.User.IsActive {
+			writeError(w, r, s.d.Log, apperr.New(apperr.Forbidden, "Compte désactivé", "Account deactivated"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if err := rt.Handle(w, r, c); err != nil {
+			writeError(w, r, s.d.Log, err)
+		}
+	})
+}
+
+// check enforces a route's credential kind.
+func (a Auth) check(c *Caller) error {
+	switch a {
+	case Public:
+		return nil
+	case SessionOnly, Admin:
+		if c.Key != nil {
+			return apperr.New(apperr.Forbidden, "Route réservée à la session web", "This route needs a session, not an API key")
+		}
+	}
+	if c.User == nil {
+		return apperr.Unauthenticated()
+	}
+	if a == Admin && !c.User.IsAdmin {
+		return apperr.New(apperr.Forbidden, "Réservé aux administrateurs", "Admins only")
+	}
+	return nil
+}
+
+// recorder remembers the status and size of a response for the access log.
+type recorder struct {
+	http.ResponseWriter
+	code  int
+	bytes int
+	wrote bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.code, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.code, r.wrote = http.StatusOK, true
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *recorder) status() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.code
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushing for
+// event streams, deadlines).
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Flush passes through so streaming routes work behind the recorder.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		if !r.wrote {
+			r.code, r.wrote = http.StatusOK, true
+		}
+		f.Flush()
+	}
+}
+
+// clientIP is the address rate limits key "per IP": the connection's remote
+// address, or, behind a trusted proxy, the nearest untrusted address of
+// X-Forwarded-For.
+func (s *Server) clientIP(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	var addr netip.Addr
+	if err == nil {
+		addr = ap.Addr().Unmap()
+	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		addr = a.Unmap()
+	} else {
+		return r.RemoteAddr
+	}
+	if !s.trusted(addr) {
+		return addr.String()
+	}
+	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		a = a.Unmap()
+		if !s.trusted(a) {
+			return a.String()
+		}
+		addr = a
+	}
+	return addr.String()
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.d.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,66 @@
+// Package app assembles the services and the HTTP surface from the adapters
+// a runtime provides, so that the local server and every Lambda wire the same
+// way and differ only in their adapters.
+package app
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/captcha"
+	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/features"
+	"github.com/prospectdata/svc/shared/keys"
+	"github.com/prospectdata/svc/shared/mail"
+	"github.com/prospectdata/svc/shared/ratelimit"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Schemas lists every table the service uses.
+func Schemas() []store.Schema {
+	return []store.Schema{accounts.Schema(), ratelimit.Schema()}
+}
+
+// Adapters are what a runtime plugs in.
+type Adapters struct {
+	DB            store.DB
+	Mail          mail.Sender
+	SessionSecret []byte
+	Now           func() time.Time
+	Log           *slog.Logger
+	HTTPClient    *http.Client // outbound calls (captcha)
+}
+
+// App is the assembled service.
+type App struct {
+	Accounts *accounts.Service
+	Keys     *keys.Service
+	Features *features.Service
+	Server   *api.Server
+}
+
+// New wires the services over the adapters.
+func New(cfg config.Config, ad Adapters) *App {
+	limits := ratelimit.New(ad.DB, ad.Now)
+	var verifier captcha.Verifier
+	if cfg.CaptchaSecret != "" {
+		verifier = &captcha.Siteverify{URL: cfg.CaptchaURL, Secret: cfg.CaptchaSecret, Client: ad.HTTPClient}
+	}
+	acc := accounts.New(accounts.Deps{
+		DB: ad.DB, Mail: ad.Mail, Captcha: verifier, Limits: limits,
+		SessionSecret: ad.SessionSecret, Now: ad.Now, Log: ad.Log,
+	}, accounts.Config{
+		BaseURL: cfg.BaseURL, InvitationCodes: cfg.InvitationCodes, AdminEmails: cfg.AdminEmails, MailFrom: cfg.MailFrom,
+	})
+	ks := keys.New(ad.DB, limits, acc.NextID, ad.Now)
+	fs := features.New(ad.DB)
+	acc.AddHolder(ks)
+	acc.AddHolder(fs)
+	srv := api.New(api.Deps{
+		Accounts: acc, Keys: ks, Features: fs, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+	})
+	return &App{Accounts: acc, Keys: ks, Features: fs, Server: srv}
+}

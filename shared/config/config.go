@@ -1,0 +1,116 @@
+// Package config reads the service's settings from the environment (the
+// SVC_* variables of the design's local conventions).
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is every setting the local server reads.
+type Config struct {
+	Addr            string
+	DataDir         string
+	BaseURL         string
+	InvitationCodes []string
+	AdminEmails     []string
+	MailFrom        string
+	CaptchaSecret   string
+	CaptchaURL      string
+	TrustedProxies  []netip.Prefix
+	SessionSecret   string // hex; generated into the data dir when empty
+	LogLevel        string
+}
+
+// FromEnv reads the configuration; getenv is os.Getenv outside tests.
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:          or(getenv("SVC_ADDR"), "127.0.0.1:8080"),
+		DataDir:       or(getenv("SVC_DATA_DIR"), "./.data"),
+		MailFrom:      or(getenv("SVC_MAIL_FROM"), "Prospecting Data Service <no-reply@svc.localhost>"),
+		CaptchaSecret: getenv("SVC_CAPTCHA_SECRET"),
+		CaptchaURL:    or(getenv("SVC_CAPTCHA_VERIFY_URL"), "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		SessionSecret: getenv("SVC_SESSION_SECRET"),
+		LogLevel:      or(getenv("SVC_LOG_LEVEL"), "info"),
+	}
+	c.BaseURL = strings.TrimRight(or(getenv("SVC_BASE_URL"), "http://"+c.Addr), "/")
+	c.InvitationCodes = list(getenv("SVC_INVITATION_CODES"))
+	c.AdminEmails = list(getenv("SVC_ADMIN_EMAILS"))
+	tp, err := ParsePrefixes(getenv("SVC_TRUSTED_PROXIES"))
+	if err != nil {
+		return c, fmt.Errorf("SVC_TRUSTED_PROXIES: %w", err)
+	}
+	c.TrustedProxies = tp
+	return c, nil
+}
+
+// ParsePrefixes reads a comma-separated list of addresses or prefixes.
+func ParsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list(v) {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, err2 := netip.ParseAddr(s)
+			if err2 != nil {
+				return nil, fmt.Errorf("%q is neither an address nor a prefix", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func list(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SessionKey returns the key that signs session cookies: SVC_SESSION_SECRET
+// when set, else a random key kept in the data dir so that sessions survive
+// a restart of the local server.
+func (c Config) SessionKey() ([]byte, error) {
+	if c.SessionSecret != "" {
+		k, err := hex.DecodeString(c.SessionSecret)
+		if err != nil || len(k) < 32 {
+			return nil, errors.New("SVC_SESSION_SECRET must be at least 32 bytes in hex")
+		}
+		return k, nil
+	}
+	path := filepath.Join(c.DataDir, "session.key")
+	if b, err := os.ReadFile(path); err == nil {
+		if k, err := hex.DecodeString(strings.TrimSpace(string(b))); err == nil && len(k) >= 32 {
+			return k, nil
+		}
+		return nil, fmt.Errorf("session key %s is unreadable", path)
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(k)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	return k, nil
+}
