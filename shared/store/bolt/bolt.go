@@ -53,7 +53,8 @@ func WithClock(now func() time.Time) Option { return func(c *config) { c.now = n
 func WithSweepInterval(d time.Duration) Option { return func(c *config) { c.sweep = d } }
 
 // WithOpenTimeout sets how long Open waits for the file lock held by another
-// process (default one second) before failing.
+// process (default one second) before failing. A value <= 0 means the
+// default: bbolt would otherwise wait forever.
 func WithOpenTimeout(d time.Duration) Option { return func(c *config) { c.openTimeout = d } }
 
 // WithNoSync skips the fsync at each commit. A crash may then lose or corrupt
@@ -94,6 +95,12 @@ func Open(path string, schemas []store.Schema, opts ...Option) (*DB, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
+	if cfg.log == nil {
+		cfg.log = slog.Default()
+	}
 	if err := validateSchemas(schemas); err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -105,6 +112,7 @@ func Open(path string, schemas []store.Schema, opts ...Option) (*DB, error) {
 		Timeout:      cfg.openTimeout,
 		NoSync:       cfg.noSync,
 		FreelistType: bbolt.FreelistMapType, // faster than the array freelist once the file fragments
+		NoStatistics: true,                  // unused, and a shared counter every read transaction updates
 	})
 	if err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {
@@ -213,12 +221,12 @@ type metaSchema struct {
 	Indexes map[string][2]string `json:"indexes,omitempty"`
 }
 
-var metaBucket = []byte("meta")
+const metaBucket = "meta"
 
 // prepare creates the buckets of every table and brings index and expiry
 // buckets in line with the schema, in the Open transaction.
 func (db *DB) prepare(tx *bbolt.Tx) error {
-	mb, err := tx.CreateBucketIfNotExists(metaBucket)
+	mb, err := tx.CreateBucketIfNotExists([]byte(metaBucket))
 	if err != nil {
 		return fmt.Errorf("create meta bucket: %w", err)
 	}

@@ -3,6 +3,7 @@ package bolt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -122,7 +123,7 @@ func TestSweeperDeletesExpired(t *testing.T) {
 	tb := db.Table(storetest.Items)
 	const n = 600 // more than one sweep batch
 	for i := range n {
-		it := store.Item{"pk": "s", "sk": string(rune('a'+i%26)) + time.Duration(i).String(),
+		it := store.Item{"pk": "s", "sk": fmt.Sprintf("k%04d", i),
 			"expires": int64(1_000_100), "owner": "o", "created": "c"}
 		if err := tb.Put(ctx, it, nil); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestSweeperDeletesExpired(t *testing.T) {
 		err := db.Transact(ctx, store.CheckOp(storetest.Items, store.Key{PK: "s", SK: sk}, store.NotExists("pk")))
 		return err == nil
 	}
-	first := "a" + time.Duration(0).String()
+	first := "k0000"
 	time.Sleep(30 * time.Millisecond) // a few sweeps with nothing due
 	if gone(first) {
 		t.Fatal("swept an item before its expiry")
@@ -157,7 +158,7 @@ func TestSweeperDeletesExpired(t *testing.T) {
 		t.Fatalf("after sweep: %d items, %v", len(p.Items), err)
 	}
 	for i := range n {
-		sk := string(rune('a'+i%26)) + time.Duration(i).String()
+		sk := fmt.Sprintf("k%04d", i)
 		if !gone(sk) {
 			t.Fatalf("item %q survived the sweep", sk)
 		}

@@ -85,7 +85,6 @@ func expiryKey(exp int64, tk []byte) []byte {
 // record is an item ready to be written: its encoding and derived keys.
 type record struct {
 	enc    []byte
-	item   store.Item
 	ixKeys [][]byte // per index of the table; nil when not indexed
 	exp    int64
 	hasExp bool
@@ -98,7 +97,7 @@ func (t *table) makeRecord(tk []byte, it store.Item) (record, error) {
 	if err != nil {
 		return record{}, err
 	}
-	r := record{enc: enc, item: it}
+	r := record{enc: enc}
 	if len(t.ixs) > 0 {
 		r.ixKeys = make([][]byte, len(t.ixs))
 		for i, ix := range t.ixs {

@@ -1,0 +1,52 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFromEnv(t *testing.T) {
+	env := map[string]string{
+		"SVC_ADDR":             "127.0.0.1:9000",
+		"SVC_INVITATION_CODES": " a, b ,,c",
+		"SVC_ADMIN_EMAILS":     "boss@example.org",
+		"SVC_TRUSTED_PROXIES":  "10.0.0.0/8, 127.0.0.9",
+	}
+	c, err := FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "http://127.0.0.1:9000" || c.DataDir != "./.data" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if len(c.InvitationCodes) != 3 || c.InvitationCodes[1] != "b" {
+		t.Errorf("codes %q", c.InvitationCodes)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].Bits() != 32 {
+		t.Errorf("proxies %v", c.TrustedProxies)
+	}
+	env["SVC_TRUSTED_PROXIES"] = "not-an-ip"
+	if _, err := FromEnv(func(k string) string { return env[k] }); err == nil {
+		t.Error("bad proxy accepted")
+	}
+}
+
+func TestSessionKeyPersists(t *testing.T) {
+	dir := t.TempDir()
+	c := Config{DataDir: dir}
+	k1, err := c.SessionKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := c.SessionKey()
+	if err != nil || string(k1) != string(k2) || len(k1) != 32 {
+		t.Fatalf("key not kept across starts: %v", err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "session.key")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("session.key mode %v", fi.Mode())
+	}
+	if _, err := (Config{SessionSecret: "abcd"}).SessionKey(); err == nil {
+		t.Error("short SVC_SESSION_SECRET accepted")
+	}
+}
