@@ -3,7 +3,8 @@ module github.com/prospectdata/svc
 go 1.26.8
 
 require (
-	go.etcd.io/bbolt v1.5.0 // indirect
-	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/crypto v0.58.0
 )
+
+require golang.org/x/sys v0.49.0 // indirect

@@ -56,10 +56,19 @@ func Format(m Message, now time.Time) ([]byte, error) {
 	header("Message-ID", fmt.Sprintf("<%s@%s>", hex.EncodeToString(id[:]), domain))
 	header("MIME-Version", "1.0")
 	header("Content-Type", `text/plain; charset="utf-8"`)
+	body := strings.ReplaceAll(strings.ReplaceAll(m.Text, "\r\n", "\n"), "\n", "\r\n")
+	// 8bit keeps links verbatim in the raw message (a person reading an .eml
+	// copies them as they are); quoted-printable only when a line is too long
+	// for 8bit (RFC 5322 caps lines at 998 octets).
+	if maxLine(body) <= 998 {
+		header("Content-Transfer-Encoding", "8bit")
+		b.WriteString("\r\n")
+		b.WriteString(body)
+		return b.Bytes(), nil
+	}
 	header("Content-Transfer-Encoding", "quoted-printable")
 	b.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&b)
-	body := strings.ReplaceAll(strings.ReplaceAll(m.Text, "\r\n", "\n"), "\n", "\r\n")
 	if _, err := qp.Write([]byte(body)); err != nil {
 		return nil, fmt.Errorf("mail: body: %w", err)
 	}
@@ -67,4 +76,12 @@ func Format(m Message, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("mail: body: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+func maxLine(s string) int {
+	longest := 0
+	for line := range strings.SplitSeq(s, "\r\n") {
+		longest = max(longest, len(line))
+	}
+	return longest
 }

@@ -14,7 +14,7 @@ import (
 func TestFormatIsRFC5322(t *testing.T) {
 	m := Message{
 		From: "Service <no-reply@svc.test>", To: "élodie@example.org", Subject: "Confirme ton adresse é",
-		Text: "Bonjour,\nvoici un lien très long " + strings.Repeat("x", 120) + "\n",
+		Text: "Bonjour,\nvoici un lien : https://svc.test/verify-email?token=abc=def " + strings.Repeat("x", 120) + "\n",
 	}
 	raw, err := Format(m, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
@@ -36,12 +36,30 @@ func TestFormatIsRFC5322(t *testing.T) {
 	if d, err := parsed.Header.Date(); err != nil || d.Year() != 2026 {
 		t.Errorf("date %v (%v)", d, err)
 	}
-	body, err := io.ReadAll(quotedprintable.NewReader(parsed.Body))
+	body, err := io.ReadAll(parsed.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.ReplaceAll(string(body), "\r\n", "\n"); got != m.Text {
 		t.Errorf("body round trip:\n%q\n%q", got, m.Text)
+	}
+	if !strings.Contains(string(raw), "https://svc.test/verify-email?token=abc=def") {
+		t.Error("the link is not verbatim in the raw message")
+	}
+
+	// A line too long for 8bit goes out quoted-printable and decodes back.
+	long := Message{From: m.From, To: m.To, Subject: "x", Text: strings.Repeat("é", 600) + "\n"}
+	raw, err = Format(long, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, _ = mail.ReadMessage(bytes.NewReader(raw))
+	if parsed.Header.Get("Content-Transfer-Encoding") != "quoted-printable" {
+		t.Fatalf("encoding %q", parsed.Header.Get("Content-Transfer-Encoding"))
+	}
+	body, _ = io.ReadAll(quotedprintable.NewReader(parsed.Body))
+	if strings.ReplaceAll(string(body), "\r\n", "\n") != long.Text {
+		t.Error("quoted-printable body does not round trip")
 	}
 	if !strings.HasSuffix(parsed.Header.Get("Message-Id"), "@svc.test>") {
 		t.Errorf("message id %q", parsed.Header.Get("Message-Id"))

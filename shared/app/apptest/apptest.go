@@ -272,7 +272,11 @@ func (e *Env) Outbox(to string) []Mail {
 		if err != nil || !strings.EqualFold(addr.Address, to) {
 			continue
 		}
-		body, err := io.ReadAll(quotedprintable.NewReader(m.Body))
+		var rd io.Reader = m.Body
+		if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+			rd = quotedprintable.NewReader(m.Body)
+		}
+		body, err := io.ReadAll(rd)
 		if err != nil {
 			e.T.Fatal(err)
 		}
