@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,7 +87,7 @@ func operation(rt Route) map[string]any {
 	responses := map[string]any{strconv.Itoa(rt.Status): success}
 	errs := rt.Errors
 	if rt.Auth != Public {
-		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
+		errs = slices.Concat(errs, []int{http.StatusUnauthorized, http.StatusForbidden})
 	}
 	for _, code := range errs {
 		responses[strconv.Itoa(code)] = map[string]any{

@@ -41,6 +41,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.registryRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, s.pageRoutes()...)
 	rs = append(rs, Route{
 		Method: http.MethodGet, Path: "/healthz", Auth: Public, Tag: "ops",
 		Summary: "Liveness", Response: OK{}, Status: http.StatusOK,

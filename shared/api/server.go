@@ -84,10 +84,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w}
 	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
+		p := recover()
+		if p == http.ErrAbortHandler {
+			s.d.Log.InfoContext(r.Context(), "request aborted", "method", r.Method, "path", r.URL.Path,
+				"bytes", rec.bytes, "dur_ms", float64(time.Since(start).Microseconds())/1000)
+			panic(p) // net/http closes the connection without logging a stack
+		}
+		if p != nil {
 			s.d.Log.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			if !rec.wrote {

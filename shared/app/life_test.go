@@ -90,8 +90,16 @@ func TestAccountLife(t *testing.T) {
 	}
 	c.Do("GET", "/api/auth/me", nil).Must(t, 200)
 
-	// Verification link: single use.
+	// Verification link: its page confirms nothing by itself being opened and
+	// does not echo the token into its markup; the API route is single use.
 	tok := e.Token(email, "verify-email")
+	pg := e.NewClient().Do("GET", "/verify-email?token="+tok, nil).Must(t, 200)
+	if ct := pg.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" || bytes.Contains(pg.Body, []byte(tok)) {
+		t.Errorf("verify page: %s, echoes token: %v", ct, bytes.Contains(pg.Body, []byte(tok)))
+	}
+	if c.Do("GET", "/api/auth/me", nil).JSON()["email_verified"] != false {
+		t.Error("opening the link page verified the address")
+	}
 	c.Do("POST", "/api/auth/email/verify", map[string]any{"token": tok}).Must(t, 200)
 	r = c.Do("POST", "/api/auth/email/verify", map[string]any{"token": tok}).Must(t, 400)
 	if d := detail(t, r); d != "Lien de vérification invalide ou expiré" {

@@ -149,6 +149,8 @@ func TestCredentialMatrix(t *testing.T) {
 		want         cell
 	}{
 		{"GET", "/healthz", nil, false, all(200)},
+		{"GET", "/verify-email?token=abc", nil, false, all(200)},
+		{"GET", "/reset-password?token=abc", nil, false, all(200)},
 		{"GET", "/api/auth/me", nil, false, all(200, none, 401, revokedKey, 401, deactKey, 401)},
 		{"POST", "/api/auth/signup", func(*fixture, string) any {
 			return map[string]any{"email": fmt.Sprintf("new%d@example.org", n.Add(1)), "password": fixturePassword,
