@@ -119,21 +119,7 @@ func (s *Service) endSessions(ctx context.Context, uid int64) error {
 	})
 }
 
-// forEach visits every item of a query, page by page.
+// forEach visits every item of a query of the accounts table.
 func (s *Service) forEach(ctx context.Context, q store.Query, fn func(store.Item) error) error {
-	for {
-		p, err := s.db.Table(Table).Query(ctx, q)
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q.PK, err)
-		}
-		for _, it := range p.Items {
-			if err := fn(it); err != nil {
-				return err
-			}
-		}
-		if p.Next == "" {
-			return nil
-		}
-		q.After = p.Next
-	}
+	return store.ForEach(ctx, s.db.Table(Table), q, fn)
 }

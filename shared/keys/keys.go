@@ -266,20 +266,11 @@ func (s *Service) Export(ctx context.Context, uid int64) (accounts.Section, erro
 func (s *Service) Purge(ctx context.Context, uid int64) error {
 	t := s.db.Table(accounts.Table)
 	q := store.Query{Index: accounts.OwnerIndex, PK: accounts.UserPK(uid), SK: store.BeginsWith("KEY#")}
-	for {
-		p, err := t.Query(ctx, q)
-		if err != nil {
-			return fmt.Errorf("purge keys: %w", err)
-		}
-		for _, it := range p.Items {
-			if err := t.Delete(ctx, store.Key{PK: it.String("pk"), SK: it.String("sk")}, nil); err != nil {
-				return fmt.Errorf("purge keys: %w", err)
-			}
-		}
-		if p.Next == "" {
-			break
-		}
-		q.After = p.Next
+	err := store.ForEach(ctx, t, q, func(it store.Item) error {
+		return t.Delete(ctx, store.Key{PK: it.String("pk"), SK: it.String("sk")}, nil)
+	})
+	if err != nil {
+		return fmt.Errorf("purge keys: %w", err)
 	}
 	if err := t.Delete(ctx, countKey(uid), nil); err != nil {
 		return fmt.Errorf("purge keys: %w", err)
