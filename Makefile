@@ -16,7 +16,7 @@ run:
 	$(GO) run ./functions/local
 
 ## test: vet, every Go test (race detector on), OpenAPI document validation
-test: vet unit openapi-check
+test: vet openapi-check unit
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
