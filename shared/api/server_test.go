@@ -199,3 +199,29 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 }
+
+// Every route belongs to exactly the group whose prefixes cover it, and no
+// two groups claim one prefix.
+func TestGroupsCoverRoutes(t *testing.T) {
+	s := New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for _, rt := range s.Routes() {
+		g := GroupOf(rt.Path)
+		claimed := false
+		for _, grp := range Groups() {
+			for _, p := range grp.Prefixes {
+				if rt.Path == p || strings.HasPrefix(rt.Path, p+"/") {
+					if claimed {
+						t.Errorf("%s claimed by two groups", rt.Path)
+					}
+					claimed = true
+					if grp.Name != g {
+						t.Errorf("%s: GroupOf %s, prefix of %s", rt.Path, g, grp.Name)
+					}
+				}
+			}
+		}
+		if !claimed {
+			t.Errorf("%s %s belongs to no group", rt.Method, rt.Path)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package api
+
+import (
+	"path"
+	"strings"
+)
+
+// Group is a route group: the routes one Lambda serves behind API Gateway
+// (functions/<Name>), and what that Lambda may touch. The CDK app builds the
+// gateway routes and the grants from this list, and each Lambda mounts only
+// its group's routes, so the three can never disagree.
+type Group struct {
+	Name string
+	// Prefixes are the path prefixes of the group: "/api/keys" covers
+	// "/api/keys" and "/api/keys/...".
+	Prefixes []string
+	// Tables the group reads and writes (names of store schemas).
+	Tables []string
+	// SendsMail: the group sends mail (SES on AWS).
+	SendsMail bool
+	// Default: the group also answers every path no group claims (404s).
+	Default bool
+}
+
+// Groups lists every route group.
+func Groups() []Group {
+	return []Group{
+		{
+			Name:      "api-auth",
+			Prefixes:  []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
+			Tables:    []string{"accounts", "limits"},
+			SendsMail: true,
+			Default:   true,
+		},
+		{
+			Name:     "api-registry",
+			Prefixes: []string{"/api/modules-registry", "/api/features", "/api/openapi.json"},
+			Tables:   []string{"accounts"},
+		},
+	}
+}
+
+// GroupOf returns the name of the group serving a path.
+func GroupOf(p string) string {
+	p = path.Clean("/" + p)
+	def := ""
+	for _, g := range Groups() {
+		for _, pre := range g.Prefixes {
+			if p == pre || strings.HasPrefix(p, pre+"/") {
+				return g.Name
+			}
+		}
+		if g.Default {
+			def = g.Name
+		}
+	}
+	return def
+}
