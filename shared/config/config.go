@@ -89,11 +89,15 @@ func list(v string) []string {
 // a restart of the local server.
 func (c Config) SessionKey() ([]byte, error) {
 	if c.SessionSecret != "" {
-		k, err := hex.DecodeString(c.SessionSecret)
-		if err != nil || len(k) < 32 {
-			return nil, errors.New("SVC_SESSION_SECRET must be at least 32 bytes in hex")
+		// Hex when it decodes as such (what the local generator writes), else
+		// the raw characters (a generated Secrets Manager password on AWS).
+		if k, err := hex.DecodeString(c.SessionSecret); err == nil && len(k) >= 32 {
+			return k, nil
 		}
-		return k, nil
+		if len(c.SessionSecret) >= 32 {
+			return []byte(c.SessionSecret), nil
+		}
+		return nil, errors.New("SVC_SESSION_SECRET must hold at least 32 bytes (64 hex digits or 32 characters)")
 	}
 	path := filepath.Join(c.DataDir, "session.key")
 	if b, err := os.ReadFile(path); err == nil {

@@ -1,0 +1,39 @@
+package app
+
+import (
+	"time"
+
+	"github.com/prospectdata/svc/shared/queue"
+)
+
+// Queue names. Work tasks (tile batches, item batches) and webhook
+// deliveries each have a dead-letter queue that receives a message after
+// MaxReceives failed deliveries; an alarm watches each dead-letter queue.
+const (
+	QueueTasks         = "tasks"
+	QueueTasksDLQ      = "tasks-dlq"
+	QueueDeliveries    = "deliveries"
+	QueueDeliveriesDLQ = "deliveries-dlq"
+)
+
+// Queues lists every queue the service uses, with its redrive settings. The
+// local runtime opens them on bbolt; the CDK app creates them on SQS.
+func Queues() []queue.Config {
+	return []queue.Config{
+		{Name: QueueTasks, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueTasksDLQ},
+		{Name: QueueTasksDLQ, VisibilityTimeout: time.Minute},
+		{Name: QueueDeliveries, VisibilityTimeout: time.Minute, MaxReceives: 5, DeadLetter: QueueDeliveriesDLQ},
+		{Name: QueueDeliveriesDLQ, VisibilityTimeout: time.Minute},
+	}
+}
+
+// OutputRetention is how long job outputs stay downloadable (the value
+// behind a job's expires_at); the bucket's lifecycle rule matches it.
+const OutputRetention = 30 * 24 * time.Hour
+
+// File key prefixes of the file store, with their lifecycle on S3.
+const (
+	PrefixJobs    = "jobs/"    // job outputs: expire after OutputRetention
+	PrefixExports = "exports/" // account export archives: expire after a day
+	PrefixAssets  = "assets/"  // re-hosted brand assets: kept while the account lives
+)
