@@ -4,26 +4,45 @@
 GO        ?= go
 TOOLS     := $(CURDIR)/.tools
 NODE_DIR  := $(TOOLS)/node
+EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
+CDK       := $(NODE_DIR)/node_modules/.bin/cdk
+CDK_VERSION := 2.1148.0
+FUNCTIONS := $(notdir $(wildcard functions/api-*))
 # The invitation code accepted by a local `make run` unless one is given.
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES
 
-.PHONY: run test vet unit openapi-check bench build fmt
+.PHONY: run test vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean
 
 ## run: the local all-in-one server (embedded storage), in the foreground
 run:
 	$(GO) run ./functions/local
 
-## test: vet, every Go test (race detector on), OpenAPI document validation
-test: vet openapi-check unit
+## test: vet, OpenAPI validation, every Go test against the loopback AWS
+## emulators (race detector on), the CDK app's synth assertions
+test: vet openapi-check infra-test unit
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
+	cd infra && $(GO) vet ./...
 
+# The emulators are stopped whatever the tests' outcome.
 unit:
-	$(GO) test -race -count=1 ./...
+	testdata/emulators/up.sh $(EMU_DIR)
+	set -a && . $(EMU_DIR)/env && set +a && SVC_TEST_REQUIRE_EMULATORS=1 $(GO) test -race -count=1 ./... ; \
+	  rc=$$?; testdata/emulators/down.sh $(EMU_DIR); exit $$rc
+
+emulators-up:
+	testdata/emulators/up.sh $(EMU_DIR)
+	@echo "for tests: set -a && . $(EMU_DIR)/env && set +a"
+
+emulators-down:
+	testdata/emulators/down.sh $(EMU_DIR)
+
+infra-test: build
+	cd infra && $(GO) test -count=1 ./...
 
 $(VALIDATOR):
 	mkdir -p $(NODE_DIR)
@@ -34,8 +53,33 @@ openapi-check: $(VALIDATOR)
 	SVC_OPENAPI_OUT=$(TOOLS)/openapi.json $(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./shared/api
 	$(VALIDATOR) $(TOOLS)/openapi.json
 
+## build: the Lambda bootstrap binaries (provided.al2023, linux/arm64), zipped in dist/
+build: $(FUNCTIONS:%=dist/%.zip)
+
+dist/%.zip: FORCE
+	@command -v zip >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq zip >/dev/null; }
+	mkdir -p dist/$*
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o dist/$*/bootstrap ./functions/$*
+	cd dist/$* && rm -f ../$*.zip && zip -q -X ../$*.zip bootstrap
+
+FORCE:
+
+$(CDK):
+	mkdir -p $(NODE_DIR)
+	cd $(NODE_DIR) && npm install --no-audit --no-fund --no-save --loglevel=error aws-cdk@$(CDK_VERSION)
+
+## synth: cdk synth of the AWS stack, offline, into cdk.out/
+synth: build $(CDK)
+	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) synth --no-notices --no-version-reporting -o cdk.out >/dev/null
+	@echo "template: cdk.out/Svc.template.json"
+
 ## bench: Go benchmarks and the loopback load test (figures in docs/benchmarks.md)
 bench:
 	@command -v wrk >/dev/null 2>&1 || { (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || echo 'wrk not installable: the load benchmark falls back to its Go client'; }
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./shared/...
-	$(GO) test -run '^$$' -bench 'Load' -benchtime 1x -timeout 10m ./functions/local
+	testdata/emulators/up.sh $(EMU_DIR)
+	set -a && . $(EMU_DIR)/env && set +a && $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./shared/... ; \
+	  rc=$$?; testdata/emulators/down.sh $(EMU_DIR); exit $$rc
+	$(GO) test -run '^$$' -bench 'Load|Init' -benchtime 1x -timeout 10m ./functions/...
+
+clean:
+	rm -rf dist cdk.out

@@ -5,18 +5,22 @@ go 1.26.8
 replace github.com/prospectdata/svc => ../
 
 require (
+	github.com/aws/aws-cdk-go/awscdk/v2 v2.270.0
+	github.com/aws/constructs-go/constructs/v10 v10.6.0
+	github.com/aws/jsii-runtime-go v1.139.0
+	github.com/prospectdata/svc v0.0.0
+)
+
+require (
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect
-	github.com/aws/aws-cdk-go/awscdk/v2 v2.270.0 // indirect
-	github.com/aws/constructs-go/constructs/v10 v10.6.0 // indirect
-	github.com/aws/jsii-runtime-go v1.139.0 // indirect
 	github.com/cdklabs/awscdk-asset-awscli-go/awscliv1/v2 v2.2.292 // indirect
 	github.com/cdklabs/awscdk-asset-node-proxy-agent-go/nodeproxyagentv6/v2 v2.1.2 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v54 v54.11.0 // indirect
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.23 // indirect
-	github.com/prospectdata/svc v0.0.0 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/lint v0.0.0-20241112194109-818c5a804067 // indirect
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect

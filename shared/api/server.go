@@ -44,14 +44,31 @@ type Server struct {
 	d      Deps
 	routes []Route
 	mux    *http.ServeMux
-	secure bool // session cookie marked Secure (https base URL)
+	secure bool   // session cookie marked Secure (https base URL)
+	group  string // "" mounts every route
 }
 
-// New builds the server with every route of the table.
-func New(d Deps) *Server {
+// Option changes what a server mounts.
+type Option func(*Server)
+
+// OnlyGroup mounts only the routes of one route group (Groups): what the
+// group's Lambda serves.
+func OnlyGroup(name string) Option {
+	return func(s *Server) { s.group = name }
+}
+
+// New builds the server with every route of the table, or of one group.
+func New(d Deps, opts ...Option) *Server {
 	s := &Server{d: d, mux: http.NewServeMux(), secure: strings.HasPrefix(d.BaseURL, "https://")}
+	for _, o := range opts {
+		o(s)
+	}
 	s.routes = s.table()
-	s.mount(s.routes)
+	mounted := s.routes
+	if s.group != "" {
+		mounted = slices.DeleteFunc(slices.Clone(s.routes), func(rt Route) bool { return GroupOf(rt.Path) != s.group })
+	}
+	s.mount(mounted)
 	return s
 }
 

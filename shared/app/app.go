@@ -42,8 +42,9 @@ type App struct {
 	Server   *api.Server
 }
 
-// New wires the services over the adapters.
-func New(cfg config.Config, ad Adapters) *App {
+// New wires the services over the adapters; opts choose what the HTTP
+// surface mounts (a Lambda mounts its route group only).
+func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	limits := ratelimit.New(ad.DB, ad.Now)
 	var verifier captcha.Verifier
 	if cfg.CaptchaSecret != "" {
@@ -61,6 +62,6 @@ func New(cfg config.Config, ad Adapters) *App {
 	acc.AddHolder(fs)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-	})
+	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Server: srv}
 }

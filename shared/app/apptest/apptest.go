@@ -44,6 +44,10 @@ type Env struct {
 	Server *httptest.Server
 	Dir    string
 	Clock  *Clock
+	Config config.Config
+	// Adapters are the app's adapters, to build more apps over the same
+	// tables (one per route group, as the Lambdas do).
+	Adapters app.Adapters
 
 	mu     sync.Mutex
 	nextIP int
@@ -100,17 +104,18 @@ func Start(t testing.TB, opts ...Option) *Env {
 	secret := bytes.Repeat([]byte{7}, 32)
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
-	a := app.New(cfg, app.Adapters{
+	ad := app.Adapters{
 		DB: db, Mail: &outbox.Outbox{Dir: filepath.Join(dir, "outbox"), Log: log, Now: clock.Now},
 		SessionSecret: secret, Now: clock.Now, Log: log, HTTPClient: http.DefaultClient,
-	})
+	}
+	a := app.New(cfg, ad)
 	srv.Config.Handler = a.Server
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		db.Close()
 	})
-	return &Env{T: t, App: a, Server: srv, Dir: dir, Clock: clock}
+	return &Env{T: t, App: a, Server: srv, Dir: dir, Clock: clock, Config: cfg, Adapters: ad}
 }
 
 // WithCaptcha turns captcha verification on against url.

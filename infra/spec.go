@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/queue"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// spec is what the stack is built from: the service's own tables of route
+// groups, schemas and queues. It is a value (not read inside the
+// constructors) so that the checks below can be tested on broken inputs.
+type spec struct {
+	Groups  []api.Group
+	Schemas []store.Schema
+	Queues  []queue.Config
+}
+
+// serviceSpec is the spec of the service as it is.
+func serviceSpec() spec {
+	return spec{Groups: api.Groups(), Schemas: app.Schemas(), Queues: app.Queues()}
+}
+
+// check rejects what CloudFormation would reject late (or accept wrongly):
+// a group using a table no schema defines, a route claimed twice, a
+// dead-letter queue that does not exist. Failing at synth keeps a typo in
+// shared/ from becoming a half-deployed stack.
+func (s spec) check() error {
+	var errs []error
+	schemas := map[string]bool{}
+	for _, sc := range s.Schemas {
+		if sc.Name == "" || sc.PK == "" || sc.SK == "" {
+			errs = append(errs, fmt.Errorf("schema %q: name, PK and SK are required", sc.Name))
+		}
+		if schemas[sc.Name] {
+			errs = append(errs, fmt.Errorf("schema %q defined twice", sc.Name))
+		}
+		schemas[sc.Name] = true
+		for _, ix := range sc.Indexes {
+			if ix.Name == "" || ix.PK == "" {
+				errs = append(errs, fmt.Errorf("schema %q: index %q needs a name and a PK", sc.Name, ix.Name))
+			}
+		}
+	}
+	groups := map[string]bool{}
+	prefixes := map[string]string{}
+	defaults := 0
+	for _, g := range s.Groups {
+		if g.Name == "" || groups[g.Name] {
+			errs = append(errs, fmt.Errorf("group %q: empty or duplicate name", g.Name))
+		}
+		groups[g.Name] = true
+		if g.Default {
+			defaults++
+		}
+		for _, p := range g.Prefixes {
+			if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.ContainsAny(p, "{}") {
+				errs = append(errs, fmt.Errorf("group %q: prefix %q must start with / and not end with / or hold a {param}", g.Name, p))
+			}
+			if other, ok := prefixes[p]; ok {
+				errs = append(errs, fmt.Errorf("prefix %q claimed by %q and %q", p, other, g.Name))
+			}
+			prefixes[p] = g.Name
+		}
+		for _, t := range g.Tables {
+			if !schemas[t] {
+				errs = append(errs, fmt.Errorf("group %q uses table %q, which no schema defines", g.Name, t))
+			}
+		}
+	}
+	if defaults > 1 {
+		errs = append(errs, fmt.Errorf("%d groups claim the default route; at most one may", defaults))
+	}
+	queues := map[string]bool{}
+	for _, q := range s.Queues {
+		if q.Name == "" || queues[q.Name] {
+			errs = append(errs, fmt.Errorf("queue %q: empty or duplicate name", q.Name))
+		}
+		queues[q.Name] = true
+		// SQS takes whole seconds, at most 12 hours.
+		if q.VisibilityTimeout < 0 || q.VisibilityTimeout > 12*time.Hour || q.VisibilityTimeout%time.Second != 0 {
+			errs = append(errs, fmt.Errorf("queue %q: visibility timeout %v is not whole seconds within 12h", q.Name, q.VisibilityTimeout))
+		}
+	}
+	next := map[string]string{}
+	for _, q := range s.Queues {
+		next[q.Name] = q.DeadLetter
+	}
+	for _, q := range s.Queues {
+		if q.DeadLetter == "" {
+			continue
+		}
+		if !queues[q.DeadLetter] || q.DeadLetter == q.Name {
+			errs = append(errs, fmt.Errorf("queue %q: dead-letter queue %q is not another configured queue", q.Name, q.DeadLetter))
+		}
+		if q.MaxReceives < 1 || q.MaxReceives > 1000 {
+			errs = append(errs, fmt.Errorf("queue %q: MaxReceives %d is outside SQS's 1..1000", q.Name, q.MaxReceives))
+		}
+		// Follow the redrive chain: a cycle would leave no queue to create
+		// first.
+		n := q.Name
+		for range len(s.Queues) {
+			n = next[n]
+		}
+		if n != "" {
+			errs = append(errs, fmt.Errorf("queue %q: its dead-letter chain loops", q.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deadLetterQueues are the names of the queues some queue redrives to.
+func (s spec) deadLetterQueues() map[string]bool {
+	dlq := map[string]bool{}
+	for _, q := range s.Queues {
+		if q.DeadLetter != "" {
+			dlq[q.DeadLetter] = true
+		}
+	}
+	return dlq
+}
+
+// upperSnake is the rule of shared/app/onaws.EnvName ("tasks-dlq" ->
+// "TASKS_DLQ"). It is restated rather than imported so that the CDK app
+// does not link the AWS SDK and Lambda runtime onaws depends on; the
+// environment test pins the resulting names.
+func upperSnake(name string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+}
+
+// tableEnv is the variable carrying the physical name of a table.
+func tableEnv(schema string) string { return "SVC_TABLE_" + upperSnake(schema) }
+
+// pascal turns "api-auth" into "ApiAuth", for readable logical ids.
+func pascal(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+// wholeDaysUp rounds a duration up to whole days, the unit of S3 lifecycle
+// expirations.
+func wholeDaysUp(d time.Duration) int {
+	const day = 24 * time.Hour
+	return int((d + day - 1) / day)
+}
+
+// jobsExpirationDays is when S3 deletes a job output: a day past
+// OutputRetention, so that no output disappears before the expires_at the
+// API announced (S3 runs lifecycle once a day, rounding to midnight UTC).
+func jobsExpirationDays() int { return wholeDaysUp(app.OutputRetention) + 1 }

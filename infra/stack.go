@@ -1,0 +1,346 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/queue"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// StackProps are the props of the service stack. Deploy-time settings come
+// from CDK context (settings.go), not from here, so that `cdk -c` and the
+// tests set them the same way.
+type StackProps struct {
+	awscdk.StackProps
+}
+
+// Stack is the service stack, with handles on what it made so that tests
+// can find the logical ids of the resources they assert on.
+type Stack struct {
+	awscdk.Stack
+	Tables        map[string]awsdynamodb.Table // by schema name
+	Queues        map[string]awssqs.Queue      // by queue name
+	Functions     map[string]awslambda.Function
+	Integrations  map[string]awsapigatewayv2integrations.HttpLambdaIntegration
+	Bucket        awss3.Bucket
+	API           awsapigatewayv2.HttpApi
+	SessionSecret awssecretsmanager.Secret
+}
+
+// Function settings shared by every route group. API Gateway gives up on an
+// integration after 29 s; 15 s leaves a slow request room for one retry of
+// a DynamoDB call while failing well before the gateway does.
+const (
+	functionMemoryMB = 256
+	functionTimeoutS = 15
+	// Secrets Manager generates this many alphanumeric characters; the
+	// service needs at least 32 (shared/config.SessionKey).
+	sessionSecretLength = 64
+)
+
+// NewStack builds the service's AWS runtime from the service's own tables
+// (api.Groups, app.Schemas, app.Queues). It makes no lookup (no account,
+// region or context provider), so synth works offline.
+func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack, error) {
+	var sp awscdk.StackProps
+	if props != nil {
+		sp = props.StackProps
+	}
+	stack := awscdk.NewStack(scope, &id, &sp)
+	cfg, err := readSettings(stack.Node())
+	if err != nil {
+		return nil, err
+	}
+	sv := serviceSpec()
+	if err := sv.check(); err != nil {
+		return nil, fmt.Errorf("service tables: %w", err)
+	}
+	// Check the artifacts here: the CDK's own error for a missing asset is a
+	// JavaScript stack trace that does not say to run make build.
+	for _, g := range sv.Groups {
+		if _, err := os.Stat(assetPath(cfg, g.Name)); err != nil {
+			return nil, fmt.Errorf("function %s: %w (run `make build`, or set -c %s=<dir of the zips>)", g.Name, err, ctxAssetDir)
+		}
+	}
+
+	s := &Stack{
+		Stack:        stack,
+		Tables:       map[string]awsdynamodb.Table{},
+		Queues:       map[string]awssqs.Queue{},
+		Functions:    map[string]awslambda.Function{},
+		Integrations: map[string]awsapigatewayv2integrations.HttpLambdaIntegration{},
+	}
+	for _, sc := range sv.Schemas {
+		s.Tables[sc.Name] = newTable(stack, sc)
+	}
+	s.addQueues(sv)
+	s.Bucket = newBucket(stack)
+	s.SessionSecret = awssecretsmanager.NewSecret(stack, jsii.String("SessionSecret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Signs the service's session cookies (SVC_SESSION_SECRET)."),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(sessionSecretLength),
+			ExcludePunctuation: jsii.Bool(true),
+			IncludeSpace:       jsii.Bool(false),
+		},
+	})
+	// CORS stays off: the pages and the API share the gateway's origin, and
+	// API-key callers are servers. The default stage auto-deploys.
+	s.API = awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
+		ApiName:            jsii.String(id),
+		Description:        jsii.String("The service's HTTP API: one Lambda per route group (shared/api.Groups)."),
+		CreateDefaultStage: jsii.Bool(true),
+	})
+	baseURL := s.API.ApiEndpoint()
+	if cfg.BaseURL != "" {
+		baseURL = jsii.String(cfg.BaseURL)
+	}
+	sesIdentity := cfg.SESIdentityARN
+	if sesIdentity == "" {
+		sesIdentity = *stack.FormatArn(&awscdk.ArnComponents{
+			Service:      jsii.String("ses"),
+			Resource:     jsii.String("identity"),
+			ResourceName: jsii.String(cfg.MailDomain),
+			ArnFormat:    awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+		})
+	}
+
+	for _, g := range sv.Groups {
+		s.addGroup(g, cfg, baseURL, sesIdentity)
+	}
+
+	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Endpoint of the HTTP API (default stage)"),
+		Value:       s.API.ApiEndpoint(),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("FilesBucketName"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Bucket of the file store (job outputs, exports, assets)"),
+		Value:       s.Bucket.BucketName(),
+	})
+	return s, nil
+}
+
+// addGroup creates the Lambda of a route group with its log group, grants,
+// errors alarm, integration and routes.
+func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity string) {
+	env := map[string]*string{
+		"SVC_BASE_URL":         baseURL,
+		"SVC_MAIL_FROM":        jsii.String(cfg.MailFrom),
+		"SVC_INVITATION_CODES": jsii.String(cfg.InvitationCodes),
+		"SVC_ADMIN_EMAILS":     jsii.String(cfg.AdminEmails),
+		// A CloudFormation dynamic reference: CloudFormation resolves it
+		// at deploy time, so the function reads the secret from its
+		// environment with no Secrets Manager call (and no grant) at
+		// cold start; the price is that the value shows in the function
+		// configuration (docs/aws.md).
+		"SVC_SESSION_SECRET": s.SessionSecret.SecretValue().UnsafeUnwrap(),
+	}
+	for _, t := range g.Tables {
+		env[tableEnv(t)] = s.Tables[t].TableName()
+	}
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(g.Name)+"Logs"), &awslogs.LogGroupProps{
+		Retention: awslogs.RetentionDays_ONE_MONTH,
+	})
+	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(g.Name)+"Function"), &awslambda.FunctionProps{
+		Description:  jsii.String("Route group " + g.Name + " (functions/" + g.Name + ")"),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, g.Name)), nil),
+		MemorySize:   jsii.Number(functionMemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(functionTimeoutS)),
+		Environment:  &env,
+		// An explicit log group rather than logRetention, which would add
+		// a custom-resource Lambda to the stack just to set retention.
+		LogGroup: logs,
+	})
+	s.Functions[g.Name] = fn
+	// Least privilege: the group's tables (items and indexes) and nothing
+	// else. The bucket and the queues are granted to no API group yet.
+	for _, t := range g.Tables {
+		s.Tables[t].GrantReadWriteData(fn)
+	}
+	if g.SendsMail {
+		// shared/mail/ses sends raw content with SES v2 SendEmail, which
+		// SES authorizes as ses:SendEmail; ses:SendRawEmail is the same
+		// permission for the v1 raw call. Scoped to the one identity.
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("ses:SendEmail", "ses:SendRawEmail"),
+			Resources: jsii.Strings(sesIdentity),
+		}))
+	}
+	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(g.Name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("Function " + g.Name + " failed (an invocation error: panic, timeout, crash at start)."),
+		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
+			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+			Statistic: jsii.String("Sum"),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+
+	integ := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(pascal(g.Name)+"Integration"), fn,
+		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
+			PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
+			// One invoke permission per function for the whole API rather
+			// than one per route: the function serves exactly the routes
+			// that point to it, and its resource policy stays small.
+			ScopePermissionToRoute: jsii.Bool(false),
+		})
+	s.Integrations[g.Name] = integ
+	for _, p := range g.Prefixes {
+		for _, path := range []string{p, p + "/{proxy+}"} {
+			s.API.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+				Path:        jsii.String(path),
+				Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_ANY},
+				Integration: integ,
+			})
+		}
+	}
+	if g.Default {
+		awsapigatewayv2.NewHttpRoute(s.Stack, jsii.String("DefaultRoute"), &awsapigatewayv2.HttpRouteProps{
+			HttpApi:     s.API,
+			RouteKey:    awsapigatewayv2.HttpRouteKey_DEFAULT(),
+			Integration: integ,
+		})
+	}
+}
+
+func assetPath(cfg settings, group string) string {
+	return filepath.Join(cfg.AssetDir, group+".zip")
+}
+
+// newTable creates the DynamoDB table of a schema (docs/tables.md). Tables
+// keep their data when the stack is deleted or the table replaced.
+func newTable(stack awscdk.Stack, sc store.Schema) awsdynamodb.Table {
+	props := &awsdynamodb.TableProps{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(sc.PK), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:      &awsdynamodb.Attribute{Name: jsii.String(sc.SK), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	}
+	if sc.TTL != "" {
+		props.TimeToLiveAttribute = jsii.String(sc.TTL)
+	}
+	if sc.Stream {
+		props.Stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
+	}
+	t := awsdynamodb.NewTable(stack, jsii.String(pascal(sc.Name)+"Table"), props)
+	for _, ix := range sc.Indexes {
+		gsi := &awsdynamodb.GlobalSecondaryIndexProps{
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix.PK), Type: awsdynamodb.AttributeType_STRING},
+			ProjectionType: awsdynamodb.ProjectionType_ALL,
+		}
+		if ix.SK != "" {
+			gsi.SortKey = &awsdynamodb.Attribute{Name: jsii.String(ix.SK), Type: awsdynamodb.AttributeType_STRING}
+		}
+		t.AddGlobalSecondaryIndex(gsi)
+	}
+	return t
+}
+
+// addQueues creates the queues of app.Queues, each dead-letter queue before
+// the queues redriving to it, and an alarm on every dead-letter queue: a
+// message there is work that failed MaxReceives times and needs a human.
+func (s *Stack) addQueues(sv spec) {
+	byName := map[string]queue.Config{}
+	for _, q := range sv.Queues {
+		byName[q.Name] = q
+	}
+	dlqs := sv.deadLetterQueues()
+	// check() has ruled out missing dead-letter queues and cycles, so the
+	// recursion ends.
+	var create func(q queue.Config) awssqs.Queue
+	create = func(q queue.Config) awssqs.Queue {
+		if made, ok := s.Queues[q.Name]; ok {
+			return made
+		}
+		props := &awssqs.QueueProps{
+			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(q.VisibilityTimeout.Seconds())),
+			Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:        jsii.Bool(true),
+		}
+		if q.DeadLetter != "" {
+			props.DeadLetterQueue = &awssqs.DeadLetterQueue{
+				Queue:           create(byName[q.DeadLetter]),
+				MaxReceiveCount: jsii.Number(q.MaxReceives),
+			}
+		}
+		if dlqs[q.Name] {
+			// A dead letter sits until someone looks: keep it the SQS
+			// maximum rather than the default 4 days.
+			props.RetentionPeriod = awscdk.Duration_Days(jsii.Number(14))
+		}
+		made := awssqs.NewQueue(s.Stack, jsii.String(pascal(q.Name)+"Queue"), props)
+		s.Queues[q.Name] = made
+		if dlqs[q.Name] {
+			awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(q.Name)+"NotEmptyAlarm"), &awscloudwatch.AlarmProps{
+				AlarmDescription: jsii.String("Dead-letter queue " + q.Name + " holds messages that failed every delivery."),
+				Metric: made.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+					Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+					Statistic: jsii.String("Maximum"),
+				}),
+				Threshold:          jsii.Number(1),
+				EvaluationPeriods:  jsii.Number(1),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			})
+		}
+		return made
+	}
+	for _, q := range sv.Queues {
+		create(q)
+	}
+}
+
+// newBucket creates the file store's bucket. Its lifecycle rules are those
+// shared/app/resources.go states for each key prefix; assets/ has none.
+func newBucket(stack awscdk.Stack) awss3.Bucket {
+	return awss3.NewBucket(stack, jsii.String("FilesBucket"), &awss3.BucketProps{
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		Versioned:         jsii.Bool(false),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules: &[]*awss3.LifecycleRule{
+			{
+				Id:         jsii.String("expire-" + strings.TrimSuffix(app.PrefixJobs, "/")),
+				Prefix:     jsii.String(app.PrefixJobs),
+				Expiration: awscdk.Duration_Days(jsii.Number(jobsExpirationDays())),
+			},
+			{
+				Id:         jsii.String("expire-" + strings.TrimSuffix(app.PrefixExports, "/")),
+				Prefix:     jsii.String(app.PrefixExports),
+				Expiration: awscdk.Duration_Days(jsii.Number(1)),
+			},
+			{
+				Id:                                  jsii.String("abort-incomplete-uploads"),
+				AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(1)),
+			},
+		},
+	})
+}

@@ -1,0 +1,104 @@
+// Package onaws wires the service on AWS: DynamoDB tables, SES mail, and the
+// API Gateway HTTP API (payload v2) adapter over the same net/http handlers
+// the local server mounts. A Lambda main calls Handler and lambda.Start.
+package onaws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/mail/ses"
+	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/store/dynamo"
+)
+
+// HTTPHandler is the Lambda handler of an HTTP API route (payload v2).
+type HTTPHandler func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// EnvName is the environment variable naming a resource: SVC_TABLE_ACCOUNTS
+// for the table "accounts", SVC_QUEUE_TASKS_DLQ_URL for the queue
+// "tasks-dlq". The CDK app sets them with the same function's rule.
+func EnvName(kind, name string) string {
+	up := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+	if kind == "QUEUE" {
+		return "SVC_QUEUE_" + up + "_URL"
+	}
+	return "SVC_" + kind + "_" + up
+}
+
+// TableNames reads the physical table names of the schemas from the
+// environment; a schema without a variable keeps its own name.
+func TableNames(getenv func(string) string, schemas []store.Schema) map[string]string {
+	names := map[string]string{}
+	for _, s := range schemas {
+		if v := getenv(EnvName("TABLE", s.Name)); v != "" {
+			names[s.Name] = v
+		}
+	}
+	return names
+}
+
+// Handler builds the handler of one route group from the environment. It
+// makes no network call: cold start costs only the SDK's configuration load.
+func Handler(ctx context.Context, group string, getenv func(string) string) (HTTPHandler, error) {
+	if !knownGroup(group) {
+		return nil, fmt.Errorf("unknown route group %q", group)
+	}
+	cfg, err := config.FromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SessionSecret == "" {
+		return nil, errors.New("SVC_SESSION_SECRET is required on AWS (the CDK stack passes it)")
+	}
+	secret, err := cfg.SessionKey()
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group)
+	db := dynamo.New(dynamodb.NewFromConfig(awsCfg), app.Schemas(), TableNames(getenv, app.Schemas()))
+	a := app.New(cfg, app.Adapters{
+		DB:            db,
+		Mail:          &ses.Sender{Client: sesv2.NewFromConfig(awsCfg), ConfigurationSet: getenv("SVC_SES_CONFIGURATION_SET"), Now: time.Now},
+		SessionSecret: secret,
+		Now:           time.Now,
+		Log:           log,
+		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
+	}, api.OnlyGroup(group))
+	return Adapt(a.Server), nil
+}
+
+// Adapt turns an http.Handler into an HTTP API (payload v2) handler. The
+// adapter sets the request's RemoteAddr to the gateway's source IP, which
+// the per-IP rate limits use.
+func Adapt(h http.Handler) HTTPHandler {
+	return httpadapter.NewV2(h).ProxyWithContext
+}
+
+func knownGroup(name string) bool {
+	for _, g := range api.Groups() {
+		if g.Name == name {
+			return true
+		}
+	}
+	return false
+}
