@@ -7,7 +7,6 @@ NODE_DIR  := $(TOOLS)/node
 EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
-CDK_VERSION := 2.1148.0
 FUNCTIONS := $(notdir $(wildcard functions/api-*))
 # The invitation code accepted by a local `make run` unless one is given.
 SVC_INVITATION_CODES ?= bienvenue
@@ -20,8 +19,9 @@ run:
 	$(GO) run ./functions/local
 
 ## test: vet, OpenAPI validation, every Go test against the loopback AWS
-## emulators (race detector on), the CDK app's synth assertions
-test: vet openapi-check infra-test unit
+## emulators (race detector on), the CDK app's synth assertions and an
+## offline `cdk synth`
+test: vet openapi-check infra-test synth unit
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
@@ -41,15 +41,17 @@ emulators-up:
 emulators-down:
 	testdata/emulators/down.sh $(EMU_DIR)
 
-infra-test: build
-	cd infra && $(GO) test -count=1 ./...
+infra-test: build $(NODE_DIR)/package.json
+	cd infra && PATH=$(NODE_DIR)/node_modules/.bin:$$PATH $(GO) test -count=1 ./...
 
-$(VALIDATOR):
+# The npm tools of tools/package.json, installed again when it changes.
+$(NODE_DIR)/package.json: tools/package.json
 	mkdir -p $(NODE_DIR)
-	cd $(NODE_DIR) && npm install --no-audit --no-fund --no-save --loglevel=error @seriousme/openapi-schema-validator@2.11.0
+	cp tools/package.json $(NODE_DIR)/package.json
+	cd $(NODE_DIR) && npm install --no-audit --no-fund --no-package-lock --loglevel=error || { rm -f package.json; exit 1; }
 
 ## openapi-check: the served /api/openapi.json loads in a real OpenAPI 3.1 validator
-openapi-check: $(VALIDATOR)
+openapi-check: $(NODE_DIR)/package.json
 	SVC_OPENAPI_OUT=$(TOOLS)/openapi.json $(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./shared/api
 	$(VALIDATOR) $(TOOLS)/openapi.json
 
@@ -64,13 +66,12 @@ dist/%.zip: FORCE
 
 FORCE:
 
-$(CDK):
-	mkdir -p $(NODE_DIR)
-	cd $(NODE_DIR) && npm install --no-audit --no-fund --no-save --loglevel=error aws-cdk@$(CDK_VERSION)
-
-## synth: cdk synth of the AWS stack, offline, into cdk.out/
-synth: build $(CDK)
-	CDK_DISABLE_CLI_TELEMETRY=true $(CDK) synth --no-notices --no-version-reporting -o cdk.out >/dev/null
+## synth: cdk synth of the AWS stack, offline and without credentials, into cdk.out/
+# The CLI and the jsii runtime run on the Node 22 the npm package ships (the
+# machine's Node may be older than the CLI supports).
+synth: build $(NODE_DIR)/package.json
+	PATH=$(NODE_DIR)/node_modules/.bin:$$PATH CDK_DISABLE_CLI_TELEMETRY=true $(CDK) synth --no-notices --no-version-reporting --no-lookups -q \
+	  -c assetDir=$(CURDIR)/dist -o $(CURDIR)/cdk.out
 	@echo "template: cdk.out/Svc.template.json"
 
 ## bench: Go benchmarks and the loopback load test (figures in docs/benchmarks.md)
@@ -79,7 +80,7 @@ bench:
 	testdata/emulators/up.sh $(EMU_DIR)
 	set -a && . $(EMU_DIR)/env && set +a && $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./shared/... ; \
 	  rc=$$?; testdata/emulators/down.sh $(EMU_DIR); exit $$rc
-	$(GO) test -run '^$$' -bench 'Load|Init' -benchtime 1x -timeout 10m ./functions/...
+	$(GO) test -run '^$$' -bench 'Load' -benchtime 1x -timeout 10m ./functions/...
 
 clean:
 	rm -rf dist cdk.out

@@ -117,8 +117,8 @@ func (r *running) invoke(t testing.TB, ev map[string]any) events.APIGatewayV2HTT
 	return out
 }
 
-// dynalite returns the emulator endpoint and fresh tables, or skips.
-func dynalite(t testing.TB) (string, map[string]string) {
+// dynamoEmulator returns the emulator endpoint and fresh tables, or skips.
+func dynamoEmulator(t testing.TB) (string, map[string]string) {
 	t.Helper()
 	ep := os.Getenv("SVC_TEST_DYNAMODB_ENDPOINT")
 	if ep == "" {
@@ -147,7 +147,7 @@ func dynalite(t testing.TB) (string, map[string]string) {
 // emulator and SES on a loopback stand-in: signup (mail sent through SES),
 // verification from the mailed link, key creation, the key on both groups.
 func TestBootstrapThroughRuntimeAPI(t *testing.T) {
-	ep, tables := dynalite(t)
+	ep, tables := dynamoEmulator(t)
 	ses, mails := sesStandIn(t)
 	auth := startBootstrap(t, buildBootstrap(t, "api-auth"), func(rt string) []string { return lambdaEnv(rt, ep, ses.URL, tables) })
 	reg := startBootstrap(t, buildBootstrap(t, "api-registry"), func(rt string) []string { return lambdaEnv(rt, ep, ses.URL, tables) })

@@ -21,9 +21,8 @@ import (
 //
 // A table that already exists is left as it is (not compared with its
 // schema), so that a long-lived emulator can be reused. An emulator without
-// the TTL API (dynalite) gets no TTL setting: the driver hides expired items
-// itself, and only the eventual deletion, which no test can wait for, is
-// missing.
+// the TTL API gets no TTL setting: the driver hides expired items itself,
+// and only the eventual deletion, which no test can wait for, is missing.
 func CreateTables(ctx context.Context, client *dynamodb.Client, schemas []store.Schema, names map[string]string) error {
 	for _, s := range schemas {
 		if err := validateSchema(s); err != nil {

@@ -26,7 +26,7 @@ import (
 )
 
 // The tests run against a DynamoDB emulator whose endpoint is in
-// SVC_TEST_DYNAMODB_ENDPOINT (`make test` starts dynalite and sets it).
+// SVC_TEST_DYNAMODB_ENDPOINT (`make test` starts DynamoDB Local and sets it).
 
 // endpoint returns the emulator endpoint, or skips (fails under
 // SVC_TEST_REQUIRE_EMULATORS=1, as `make test` runs).
@@ -44,8 +44,7 @@ func endpoint(t testing.TB) string {
 }
 
 // newClient is a client of the emulator: static credentials, a fixed
-// region, few quick retries (a local emulator either answers or is down),
-// and the transaction stand-in for emulators without TransactWriteItems.
+// region and few quick retries (a local emulator either answers or is down).
 func newClient(ep string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "eu-west-3",
@@ -58,7 +57,7 @@ func newClient(ep string) *dynamodb.Client {
 			// expected errors, which must not starve later retries.
 			o.RateLimiter = ratelimit.None
 		}),
-		HTTPClient: &http.Client{Transport: newTxEmulator(ep), Timeout: 30 * time.Second},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	})
 }
 
@@ -316,6 +315,9 @@ func TestNewPanicsOnBadSchemas(t *testing.T) {
 // canned is a transport answering every request with respond, for tests of
 // the driver's handling of responses no emulator produces on demand.
 type canned func(target string) (status int, body string)
+
+// targetPrefix starts the X-Amz-Target header of every DynamoDB request.
+const targetPrefix = "DynamoDB_20120810."
 
 func (c canned) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {

@@ -255,9 +255,9 @@ const maxDeepEq = 64
 // deepEq writes equality with v as DynamoDB defines it for lists and maps
 // (same type, same size, equal elements) spelled out element by element:
 // attribute_type, size, then one comparison per element through document
-// paths. DynamoDB's "=" on a whole list or map means the same, but dynalite,
-// the emulator the tests run on, compares lists and maps by reference and
-// never finds them equal; the spelled-out form is exact on both. Scalars
+// paths. DynamoDB's "=" on a whole list or map means the same, but some
+// emulators (dynalite) compare lists and maps by reference and never find
+// them equal; the spelled-out form is exact everywhere. Scalars
 // use "=", and NULL attribute_type rather than rely on "=" taking a NULL
 // operand. spellable tells beforehand whether the form fits.
 func deepEq(e *expr, path string, v any) string {
