@@ -28,6 +28,7 @@ import (
 	"github.com/prospectdata/svc/shared/app"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/outbox"
+	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
 
@@ -78,9 +79,27 @@ type Option func(*config.Config)
 
 // Start runs the app until the test ends. Logs go to the test log only when
 // SVC_TEST_LOG is set, so benchmarks measure the service, not the terminal.
+// Its tables are bbolt's, in the test's temporary directory.
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	dir := t.TempDir()
+	db, err := bolt.Open(filepath.Join(dir, "tables.db"), app.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return start(t, dir, db, opts)
+}
+
+// StartOn runs the app like Start, over the given tables (another driver's,
+// such as DynamoDB on an emulator). The caller closes db.
+func StartOn(t testing.TB, db store.DB, opts ...Option) *Env {
+	t.Helper()
+	return start(t, t.TempDir(), db, opts)
+}
+
+func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
+	t.Helper()
 	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +115,6 @@ func Start(t testing.TB, opts ...Option) *Env {
 		logOut = os.Stderr
 	}
 	log := slog.New(slog.NewTextHandler(logOut, nil))
-	db, err := bolt.Open(filepath.Join(dir, "tables.db"), app.Schemas())
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &Clock{t: time.Now()}
 	secret := bytes.Repeat([]byte{7}, 32)
 	srv := httptest.NewUnstartedServer(nil)
@@ -111,10 +126,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 	a := app.New(cfg, ad)
 	srv.Config.Handler = a.Server
 	srv.Start()
-	t.Cleanup(func() {
-		srv.Close()
-		db.Close()
-	})
+	// Registered after the caller's cleanups, so it runs before them: the
+	// server stops before its tables close.
+	t.Cleanup(srv.Close)
 	return &Env{T: t, App: a, Server: srv, Dir: dir, Clock: clock, Config: cfg, Adapters: ad}
 }
 

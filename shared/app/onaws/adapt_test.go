@@ -127,6 +127,12 @@ func TestGroupsAnswerLikeTheLocalServer(t *testing.T) {
 			t.Fatalf("4th signup from one source IP: %d, want 429", r.StatusCode)
 		}
 	}
+	other := event("POST", "/api/auth/signup", "", `{"email":"lz@example.org","password":"pass-w0rd!","invitation_code":"`+apptest.Code+`","accept_responsibility":true}`,
+		map[string]string{"Content-Type": "application/json"}, nil)
+	other.RequestContext.HTTP.SourceIP = "198.51.100.11"
+	if r, err := handlers["api-auth"](context.Background(), other); err != nil || r.StatusCode != 200 {
+		t.Fatalf("signup from another source IP: %d %v: %s", r.StatusCode, err, r.Body)
+	}
 }
 
 func sameJSON(a, b string) bool {
