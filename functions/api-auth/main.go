@@ -2,21 +2,6 @@
 // behind API Gateway. It only wires; the service lives in shared/.
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
+import "github.com/prospectdata/svc/shared/app/onaws"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/prospectdata/svc/shared/app/onaws"
-)
-
-func main() {
-	h, err := onaws.Handler(context.Background(), "api-auth", os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "api-auth:", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
-}
+func main() { onaws.Main("api-auth") }

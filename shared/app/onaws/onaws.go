@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
@@ -85,6 +86,19 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
 	}, api.OnlyGroup(group))
 	return Adapt(a.Server), nil
+}
+
+// Main is the whole main of a route group's Lambda: it builds the handler
+// from the environment and serves invocations until the process ends. A
+// configuration error exits the process at init, which Lambda reports as
+// an init failure.
+func Main(group string) {
+	h, err := Handler(context.Background(), group, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, group+":", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
 }
 
 // Adapt turns an http.Handler into an HTTP API (payload v2) handler. The

@@ -225,7 +225,7 @@ func (q *Queue) Send(ctx context.Context, name string, msgs ...queue.Message) ([
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSend(msgs); err != nil {
+	if err := queue.CheckSend(msgs); err != nil {
 		return nil, fmt.Errorf("queue/bolt: send to %s: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {

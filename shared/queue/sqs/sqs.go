@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -81,7 +80,7 @@ func (q *Queue) Send(ctx context.Context, name string, msgs ...queue.Message) ([
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSend(msgs); err != nil {
+	if err := queue.CheckSend(msgs); err != nil {
 		return nil, fmt.Errorf("queue/sqs: send to %s: %w", name, err)
 	}
 	ids := make([]string, len(msgs))
@@ -387,52 +386,6 @@ func checkConfigs(cfgs []queue.Config) (map[string]queue.Config, error) {
 // (queue's package comment); the callers have bounded d.
 func seconds(d time.Duration) int32 {
 	return int32((d + time.Second - 1) / time.Second)
-}
-
-// The request checks of the port's rules, the same as queue/bolt's: restated
-// rather than shared so that the port package keeps its API to the
-// interface and its constants.
-
-func checkSend(msgs []queue.Message) error {
-	if len(msgs) == 0 || len(msgs) > queue.MaxBatch {
-		return fmt.Errorf("%w: %d messages, want 1 to %d", queue.ErrInvalid, len(msgs), queue.MaxBatch)
-	}
-	for i, m := range msgs {
-		if m.Delay < 0 || m.Delay > queue.MaxDelay {
-			return fmt.Errorf("%w: message %d: delay %v outside 0..%v", queue.ErrInvalid, i, m.Delay, queue.MaxDelay)
-		}
-		if err := checkBody(m.Body); err != nil {
-			return fmt.Errorf("message %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-// checkBody enforces SQS's rule for bodies before sending: SQS would refuse
-// the entry, and string(body) would silently replace invalid UTF-8.
-func checkBody(b []byte) error {
-	if len(b) == 0 || len(b) > queue.MaxBodyBytes {
-		return fmt.Errorf("%w: body of %d bytes, want 1 to %d", queue.ErrInvalid, len(b), queue.MaxBodyBytes)
-	}
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return fmt.Errorf("%w: body is not UTF-8 text (byte %d)", queue.ErrInvalid, i)
-		}
-		if !allowedRune(r) {
-			return fmt.Errorf("%w: body has character %U at byte %d, which SQS refuses", queue.ErrInvalid, r, i)
-		}
-		i += size
-	}
-	return nil
-}
-
-// allowedRune is XML 1.0's Char production, which SQS applies to bodies.
-func allowedRune(r rune) bool {
-	return r == 0x9 || r == 0xA || r == 0xD ||
-		(r >= 0x20 && r <= 0xD7FF) ||
-		(r >= 0xE000 && r <= 0xFFFD) ||
-		(r >= 0x10000 && r <= 0x10FFFF)
 }
 
 // maxWait is SQS's longest long poll.
