@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +28,10 @@ type Config struct {
 	TrustedProxies  []netip.Prefix
 	SessionSecret   string // hex; generated into the data dir when empty
 	LogLevel        string
+	// EFQuota and EFCostThreshold override the EF model's defaults
+	// (shared/pricing) when set: SVC_EF_QUOTA, SVC_EF_COST_THRESHOLD.
+	EFQuota         *float64
+	EFCostThreshold *float64
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
@@ -47,6 +53,20 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SVC_TRUSTED_PROXIES: %w", err)
 	}
 	c.TrustedProxies = tp
+	for _, v := range []struct {
+		name string
+		dst  **float64
+	}{{"SVC_EF_QUOTA", &c.EFQuota}, {"SVC_EF_COST_THRESHOLD", &c.EFCostThreshold}} {
+		raw := strings.TrimSpace(getenv(v.name))
+		if raw == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return c, fmt.Errorf("%s: %q is not a non-negative number of EF", v.name, raw)
+		}
+		*v.dst = &f
+	}
 	return c, nil
 }
 

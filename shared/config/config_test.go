@@ -50,3 +50,33 @@ func TestSessionKeyPersists(t *testing.T) {
 		t.Error("short SVC_SESSION_SECRET accepted")
 	}
 }
+
+func TestEFSettings(t *testing.T) {
+	tests := []struct {
+		quota, threshold string
+		wantQ, wantT     *float64
+		bad              bool
+	}{
+		{"", "", nil, nil, false},
+		{"5000", "250.5", ptr(5000), ptr(250.5), false},
+		{"0", "", ptr(0), nil, false},
+		{"-1", "", nil, nil, true},
+		{"", "lots", nil, nil, true},
+		{"Inf", "", nil, nil, true},
+	}
+	for _, tt := range tests {
+		env := map[string]string{"SVC_EF_QUOTA": tt.quota, "SVC_EF_COST_THRESHOLD": tt.threshold}
+		c, err := FromEnv(func(k string) string { return env[k] })
+		if (err != nil) != tt.bad {
+			t.Errorf("%q %q: err %v", tt.quota, tt.threshold, err)
+			continue
+		}
+		if !tt.bad && (!same(c.EFQuota, tt.wantQ) || !same(c.EFCostThreshold, tt.wantT)) {
+			t.Errorf("%q %q: got %v %v", tt.quota, tt.threshold, c.EFQuota, c.EFCostThreshold)
+		}
+	}
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func same(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

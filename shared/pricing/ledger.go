@@ -1,0 +1,99 @@
+package pricing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Ledger keeps what each account spent per calendar month (UTC), in the
+// accounts table: item USER#<id> / EF#<yyyy-mm>, attribute cents (EF × 100,
+// an integer so that concurrent charges add exactly). The item lives in
+// the user's partition, so deleting the account deletes it.
+type Ledger struct {
+	db    store.DB
+	now   func() time.Time
+	quota float64
+}
+
+// NewLedger returns the ledger over the accounts table of db, with the
+// monthly quota in EF.
+func NewLedger(db store.DB, now func() time.Time, quota float64) *Ledger {
+	return &Ledger{db: db, now: now, quota: quota}
+}
+
+// Quota is the EF an account may spend per month.
+func (l *Ledger) Quota() float64 { return l.quota }
+
+func (l *Ledger) key(uid int64) store.Key {
+	return store.Key{PK: accounts.UserPK(uid), SK: "EF#" + l.now().UTC().Format("2006-01")}
+}
+
+// Spent is what the account spent this month, in EF.
+func (l *Ledger) Spent(ctx context.Context, uid int64) (float64, error) {
+	it, err := l.db.Table(accounts.Table).Get(ctx, l.key(uid))
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("ef spent: %w", err)
+	}
+	return float64(it.Int("cents")) / 100, nil
+}
+
+// Remaining is what the account may still spend this month.
+func (l *Ledger) Remaining(ctx context.Context, uid int64) (float64, error) {
+	spent, err := l.Spent(ctx, uid)
+	if err != nil {
+		return 0, err
+	}
+	return math.Max(0, l.quota-spent), nil
+}
+
+// Charge adds ef to this month's spending if it stays within the quota, in
+// one conditional update: two jobs started at once cannot both pass a
+// check that only one of them fits. Over the quota it returns OverQuota.
+func (l *Ledger) Charge(ctx context.Context, uid int64, ef float64) error {
+	cents := int64(math.Round(ef * 100))
+	if cents <= 0 {
+		return nil
+	}
+	limit := int64(math.Round(l.quota*100)) - cents
+	if limit < 0 {
+		return OverQuota(ef, l.quota)
+	}
+	_, err := l.db.Table(accounts.Table).Update(ctx, l.key(uid),
+		store.Update{}.Add("cents", cents),
+		store.Or(store.NotExists("cents"), store.Le("cents", limit)))
+	if errors.Is(err, store.ErrConditionFailed) {
+		rem, rerr := l.Remaining(ctx, uid)
+		if rerr != nil {
+			return rerr
+		}
+		return OverQuota(ef, rem)
+	}
+	if err != nil {
+		return fmt.Errorf("ef charge: %w", err)
+	}
+	return nil
+}
+
+// OverQuota is the error of a cost above what the account may still spend
+// this month (spec: "EF quota exceeded", a 400).
+func OverQuota(cost, remaining float64) *apperr.Error {
+	return apperr.New(apperr.Invalid,
+		fmt.Sprintf("Quota EF dépassé : cette recherche coûte %s EF, il reste %s EF ce mois-ci.", FormatEF(cost), FormatEF(remaining)),
+		fmt.Sprintf("EF quota exceeded: this scrape costs %s EF and %s EF remain this month.", FormatEF(cost), FormatEF(remaining)))
+}
+
+// FormatEF writes an EF amount with at most two decimals.
+func FormatEF(ef float64) string {
+	return strconv.FormatFloat(math.Round(ef*100)/100, 'f', -1, 64)
+}

@@ -1,0 +1,87 @@
+package pricing_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/store/bolt"
+)
+
+func openDB(t *testing.T) store.DB {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "t.db"), []store.Schema{accounts.Schema()}, bolt.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestLedgerChargesWithinTheQuota(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+	l := pricing.NewLedger(openDB(t), func() time.Time { return now }, 100)
+	steps := []struct {
+		ef        float64
+		refused   bool
+		spentThen float64
+	}{
+		{40.25, false, 40.25},
+		{59.75, false, 100},
+		{0.01, true, 100},
+		{0, false, 100},
+	}
+	for i, s := range steps {
+		err := l.Charge(ctx, 7, s.ef)
+		if s.refused != apperr.Is(err, apperr.Invalid) || (!s.refused && err != nil) {
+			t.Fatalf("step %d: charge %v: %v", i, s.ef, err)
+		}
+		if got, err := l.Spent(ctx, 7); err != nil || got != s.spentThen {
+			t.Fatalf("step %d: spent %v %v, want %v", i, got, err, s.spentThen)
+		}
+	}
+	if rem, _ := l.Remaining(ctx, 7); rem != 0 {
+		t.Errorf("remaining %v, want 0", rem)
+	}
+	if got, _ := l.Spent(ctx, 8); got != 0 {
+		t.Errorf("another account spent %v", got)
+	}
+	// A new month starts from zero.
+	now = now.Add(2 * time.Hour)
+	if got, _ := l.Spent(ctx, 7); got != 0 {
+		t.Errorf("December spent %v, want 0", got)
+	}
+	if err := l.Charge(ctx, 7, 101); !apperr.Is(err, apperr.Invalid) {
+		t.Errorf("a charge above the whole quota: %v", err)
+	}
+}
+
+func TestLedgerConcurrentChargesNeverExceedTheQuota(t *testing.T) {
+	ctx := context.Background()
+	l := pricing.NewLedger(openDB(t), time.Now, 10)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if l.Charge(ctx, 1, 1) == nil {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if spent, _ := l.Spent(ctx, 1); ok != 10 || spent != 10 {
+		t.Fatalf("%d charges passed, spent %v; want 10 and 10", ok, spent)
+	}
+}
