@@ -57,6 +57,9 @@ type User struct {
 	CreatedAt     string    `json:"created_at"`
 	PasswordHash  string    `json:"-"`
 	Created       time.Time `json:"-"`
+	// LastCountry is the country (alpha-3) of the user's last scrape or
+	// valid estimate, offered first by GET /api/countries; "" before any.
+	LastCountry string `json:"-"`
 }
 
 func userItem(u *User) store.Item {
@@ -82,6 +85,7 @@ func userFrom(it store.Item) *User {
 		IsActive:      it.Bool("is_active"),
 		EmailVerified: it.Bool("email_verified"),
 		CreatedAt:     it.String("created_at"),
+		LastCountry:   it.String("last_country"),
 	}
 	u.Created, _ = time.Parse(timeFmt, u.CreatedAt)
 	return u
@@ -147,6 +151,22 @@ func (s *Service) SetActive(ctx context.Context, id int64, active bool) (*User, 
 		return nil, fmt.Errorf("set active %d: %w", id, err)
 	}
 	return s.User(ctx, id)
+}
+
+// SetLastCountry records the country of the user's last scrape or
+// estimate. It writes only when the country changed, so that repeated
+// estimates for one country cost no write.
+func (s *Service) SetLastCountry(ctx context.Context, u *User, country string) error {
+	if u.LastCountry == country {
+		return nil
+	}
+	_, err := s.db.Table(Table).Update(ctx, store.Key{PK: UserPK(u.ID), SK: profileSK},
+		store.Update{}.Set("last_country", country), store.Exists("pk"))
+	if err != nil && !errors.Is(err, store.ErrConditionFailed) {
+		return fmt.Errorf("set last country of %d: %w", u.ID, err)
+	}
+	u.LastCountry = country
+	return nil
 }
 
 func (s *Service) nextID(ctx context.Context, seq string) (int64, error) {

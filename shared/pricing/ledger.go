@@ -32,8 +32,11 @@ func NewLedger(db store.DB, now func() time.Time, quota float64) *Ledger {
 // Quota is the EF an account may spend per month.
 func (l *Ledger) Quota() float64 { return l.quota }
 
+// Month is the current month of the ledger, yyyy-mm in UTC.
+func (l *Ledger) Month() string { return l.now().UTC().Format("2006-01") }
+
 func (l *Ledger) key(uid int64) store.Key {
-	return store.Key{PK: accounts.UserPK(uid), SK: "EF#" + l.now().UTC().Format("2006-01")}
+	return store.Key{PK: accounts.UserPK(uid), SK: "EF#" + l.Month()}
 }
 
 // Spent is what the account spent this month, in EF.
