@@ -20,6 +20,9 @@ type Group struct {
 	SendsMail bool
 	// Default: the group also answers every path no group claims (404s).
 	Default bool
+	// Gazetteer: the group resolves zones, so its Lambda loads the
+	// gazetteer during init rather than on its first request.
+	Gazetteer bool
 }
 
 // Groups lists every route group.
@@ -31,6 +34,14 @@ func Groups() []Group {
 			Tables:    []string{"accounts", "limits"},
 			SendsMail: true,
 			Default:   true,
+		},
+		{
+			// Scrapes: estimates and reference data now, jobs next. It loads
+			// the gazetteer at init (onaws), which no other group pays.
+			Name:      "api-jobs",
+			Prefixes:  []string{"/api/estimate", "/api/ef", "/api/countries"},
+			Tables:    []string{"accounts", "limits"},
+			Gazetteer: true,
 		},
 		{
 			Name:     "api-registry",

@@ -19,6 +19,7 @@ import (
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/keys"
+	"github.com/prospectdata/svc/shared/scrape"
 )
 
 // DefaultMaxBody caps request bodies unless a route says otherwise.
@@ -32,6 +33,7 @@ type Deps struct {
 	Accounts *accounts.Service
 	Keys     *keys.Service
 	Features *features.Service
+	Scrape   *scrape.Service
 	Log      *slog.Logger
 	BaseURL  string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty

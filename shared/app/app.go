@@ -13,9 +13,12 @@ import (
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/features"
+	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
+	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/ratelimit"
+	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -39,6 +42,7 @@ type App struct {
 	Accounts *accounts.Service
 	Keys     *keys.Service
 	Features *features.Service
+	Scrape   *scrape.Service
 	Server   *api.Server
 }
 
@@ -60,8 +64,15 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	fs := features.New(ad.DB)
 	acc.AddHolder(ks)
 	acc.AddHolder(fs)
+	quota := float64(pricing.DefaultQuota)
+	if cfg.EFQuota != nil {
+		quota = *cfg.EFQuota
+	}
+	sc := scrape.New(scrape.Deps{
+		Gazetteer: data.Load, Ledger: pricing.NewLedger(ad.DB, ad.Now, quota), Limits: limits, Accounts: acc,
+	})
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
-	return &App{Accounts: acc, Keys: ks, Features: fs, Server: srv}
+	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Server: srv}
 }

@@ -101,10 +101,10 @@ type Params struct {
 
 // Estimate is the model's answer for Params.
 type Estimate struct {
-	Requests        int     // Tiles × Queries: base searches
+	Requests         int     // Tiles × Queries: base searches
 	ExpectedSearches float64 // with the mode's subdivision, reduced by stop_at
-	EF              float64 // rounded to the cent
-	DurationSeconds int
+	EF               float64 // rounded to the cent
+	DurationSeconds  int
 }
 
 // Compute prices p. A stop_at below the expected number of places reduces

@@ -85,6 +85,12 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
 	}, api.OnlyGroup(group))
+	if groupOf(group).Gazetteer {
+		// Loaded during init, which Lambda runs before the first request.
+		if err := a.Scrape.Warm(); err != nil {
+			return nil, err
+		}
+	}
 	return Adapt(a.Server), nil
 }
 
@@ -108,11 +114,13 @@ func Adapt(h http.Handler) HTTPHandler {
 	return httpadapter.NewV2(h).ProxyWithContext
 }
 
-func knownGroup(name string) bool {
+func knownGroup(name string) bool { return groupOf(name).Name != "" }
+
+func groupOf(name string) api.Group {
 	for _, g := range api.Groups() {
 		if g.Name == name {
-			return true
+			return g
 		}
 	}
-	return false
+	return api.Group{}
 }

@@ -1,0 +1,198 @@
+package scrape
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/paulmach/orb"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/grid"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/ratelimit"
+	"github.com/prospectdata/svc/shared/zones"
+)
+
+// Deps are what the scrape service acts on.
+type Deps struct {
+	// Gazetteer loads the gazetteer; the service calls it once, on first
+	// use (or at Warm), and keeps the result.
+	Gazetteer func() (*gazetteer.Gazetteer, error)
+	Ledger    *pricing.Ledger
+	Limits    *ratelimit.Limiter
+	Accounts  *accounts.Service
+}
+
+// Service plans and prices scrapes.
+type Service struct {
+	d    Deps
+	geo  func() (*geo, error)
+	mu   sync.Mutex
+	pops map[string]*grid.Population // per country, built on first use
+}
+
+// geo is the loaded gazetteer with its resolver.
+type geo struct {
+	g *gazetteer.Gazetteer
+	r *zones.Resolver
+}
+
+// New returns the service. Nothing is loaded until first use or Warm.
+func New(d Deps) *Service {
+	s := &Service{d: d, pops: map[string]*grid.Population{}}
+	s.geo = sync.OnceValues(func() (*geo, error) {
+		g, err := d.Gazetteer()
+		if err != nil {
+			return nil, fmt.Errorf("load gazetteer: %w", err)
+		}
+		return &geo{g: g, r: zones.NewResolver(g)}, nil
+	})
+	return s
+}
+
+// Warm loads the gazetteer now: a Lambda that resolves zones pays it at
+// init instead of on its first request.
+func (s *Service) Warm() error {
+	_, err := s.geo()
+	return err
+}
+
+// Plan is a request resolved over the map: its zones and their grid.
+type Plan struct {
+	Settings Settings
+	Zones    []zones.Zone
+	Grid     *grid.Grid
+	Estimate pricing.Estimate
+	// Problems are the hard blockers of the estimate: unknown zones,
+	// empty lists, an empty grid, a cost over the quota.
+	Problems []apperr.FieldError
+}
+
+// Valid tells whether the plan can run.
+func (p *Plan) Valid() bool { return len(p.Problems) == 0 }
+
+// Estimate answers POST /api/estimate for the user: it counts against the
+// validation limit, cleans the request (422 when malformed), resolves its
+// zones, builds the grid and prices it against what the user may still
+// spend this month. Unknown zones, empty lists, an empty grid and a cost
+// over the quota are problems of a 200 answer, not errors.
+func (s *Service) Estimate(ctx context.Context, u *accounts.User, r Request) (*Plan, error) {
+	if err := s.d.Limits.Allow(ctx, ratelimit.Validate, accounts.UserPK(u.ID)); err != nil {
+		return nil, err
+	}
+	set, err := Clean(r, false)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.plan(set)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Problems) == 0 {
+		rem, err := s.d.Ledger.Remaining(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if p.Estimate.EF > rem {
+			e := pricing.OverQuota(p.Estimate.EF, rem)
+			p.Problems = append(p.Problems, apperr.Field("ef_cost", e.FR, e.EN))
+		}
+	}
+	if len(p.Problems) == 0 {
+		if err := s.d.Accounts.SetLastCountry(ctx, u, set.Country); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// plan resolves and grids cleaned settings.
+func (s *Service) plan(set Settings) (*Plan, error) {
+	gz, err := s.geo()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Settings: set}
+	if len(set.Queries) == 0 {
+		p.Problems = append(p.Problems, apperr.Field("queries", "au moins une requête", "at least one query"))
+	}
+	if len(set.Zones) == 0 {
+		p.Problems = append(p.Problems, apperr.Field("zones", "au moins une zone", "at least one zone"))
+	}
+	if _, ok := gz.g.Country(set.Country); !ok {
+		p.Problems = append(p.Problems, apperr.Field("country",
+			fmt.Sprintf("pays %s inconnu ou non couvert", set.Country), fmt.Sprintf("unknown or unsupported country %s", set.Country)))
+		return p, nil
+	}
+	var gzones []grid.Zone
+	for i, in := range set.Zones {
+		z, err := gz.r.Resolve(set.Country, in)
+		if err != nil {
+			var ae *apperr.Error
+			if !errors.As(err, &ae) {
+				return nil, err
+			}
+			p.Problems = append(p.Problems, apperr.Field(fmt.Sprintf("zones[%d]", i), ae.FR, ae.EN))
+			continue
+		}
+		p.Zones = append(p.Zones, z)
+		gzones = append(gzones, grid.Zone{Label: z.Label, Shape: z.Shape, Within: z.Within})
+	}
+	if len(gzones) == 0 {
+		return p, nil
+	}
+	g, err := grid.Build(gzones, s.population(gz.g, set.Country), grid.Options{})
+	if errors.Is(err, grid.ErrEmptyZone) {
+		p.Problems = append(p.Problems, apperr.Field("zones", "les zones ne couvrent aucune tuile", "the zones cover no tile"))
+		return p, nil
+	}
+	if errors.Is(err, grid.ErrTooManyTiles) {
+		p.Problems = append(p.Problems, apperr.Field("zones",
+			"zones trop vastes pour une seule recherche : découpez-les en plusieurs", "zones too large for one scrape: split them"))
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	p.Grid = g
+	if g.Len() == 0 {
+		p.Problems = append(p.Problems, apperr.Field("zones", "les zones ne couvrent aucune tuile", "the zones cover no tile"))
+	}
+	p.Estimate = pricing.Compute(pricing.Params{
+		Tiles: g.Len(), Queries: len(set.Queries), Mode: set.Mode, IncludeReviews: set.IncludeReviews, StopAt: set.StopAt,
+	})
+	return p, nil
+}
+
+// population is the population index of a country's cities, built on the
+// first grid of that country and kept: it decides tile sizes.
+func (s *Service) population(g *gazetteer.Gazetteer, country string) *grid.Population {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pops[country]; ok {
+		return p
+	}
+	var pts []orb.Point
+	var pops []int64
+	c, _ := g.Country(country)
+	var walk func(id gazetteer.ID)
+	walk = func(id gazetteer.ID) {
+		for _, k := range g.Children(id) {
+			pl := g.Place(k)
+			if pl.Kind == gazetteer.City && pl.Population > 0 {
+				pts = append(pts, pl.Center)
+				pops = append(pops, pl.Population)
+				continue // its districts are part of its population
+			}
+			walk(k)
+		}
+	}
+	walk(c)
+	p := grid.NewPopulation(pts, pops)
+	s.pops[country] = p
+	return p
+}
