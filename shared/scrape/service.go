@@ -30,13 +30,13 @@ type Deps struct {
 // Service plans and prices scrapes.
 type Service struct {
 	d    Deps
-	geo  func() (*geo, error)
+	geo  func() (*loaded, error)
 	mu   sync.Mutex
 	pops map[string]*grid.Population // per country, built on first use
 }
 
-// geo is the loaded gazetteer with its resolver.
-type geo struct {
+// loaded is the gazetteer with its resolver.
+type loaded struct {
 	g *gazetteer.Gazetteer
 	r *zones.Resolver
 }
@@ -44,12 +44,12 @@ type geo struct {
 // New returns the service. Nothing is loaded until first use or Warm.
 func New(d Deps) *Service {
 	s := &Service{d: d, pops: map[string]*grid.Population{}}
-	s.geo = sync.OnceValues(func() (*geo, error) {
+	s.geo = sync.OnceValues(func() (*loaded, error) {
 		g, err := d.Gazetteer()
 		if err != nil {
 			return nil, fmt.Errorf("load gazetteer: %w", err)
 		}
-		return &geo{g: g, r: zones.NewResolver(g)}, nil
+		return &loaded{g: g, r: zones.NewResolver(g)}, nil
 	})
 	return s
 }

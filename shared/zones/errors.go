@@ -7,6 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/gazetteer"
 )
@@ -199,43 +202,19 @@ func kindEN(k gazetteer.Kind, article bool) string {
 	return "a " + kindNamesEN[k]
 }
 
-// countryNames are the French and English names of the countries users
-// most often ask for. The gazetteer names a country in its own language
-// and lists other names as unordered aliases, so a message cannot pick the
-// French or English one from the data; other countries show that name.
-var countryNames = map[string][2]string{
-	"FRA": {"France", "France"},
-	"DEU": {"Allemagne", "Germany"},
-	"ESP": {"Espagne", "Spain"},
-	"ITA": {"Italie", "Italy"},
-	"BEL": {"Belgique", "Belgium"},
-	"CHE": {"Suisse", "Switzerland"},
-	"LUX": {"Luxembourg", "Luxembourg"},
-	"MCO": {"Monaco", "Monaco"},
-	"AND": {"Andorre", "Andorra"},
-	"PRT": {"Portugal", "Portugal"},
-	"NLD": {"Pays-Bas", "Netherlands"},
-	"AUT": {"Autriche", "Austria"},
-	"GBR": {"Royaume-Uni", "United Kingdom"},
-	"IRL": {"Irlande", "Ireland"},
-	"POL": {"Pologne", "Poland"},
-	"USA": {"États-Unis", "United States"},
-	"CAN": {"Canada", "Canada"},
-	"MAR": {"Maroc", "Morocco"},
-	"DZA": {"Algérie", "Algeria"},
-	"TUN": {"Tunisie", "Tunisia"},
-}
+// countryFR and countryEN name a country in messages. The gazetteer names
+// a country in French and lists other names as unordered aliases, so the
+// English name comes from CLDR's display names (golang.org/x/text), the
+// source GET /api/countries uses too; the gazetteer's name is the fallback.
+func countryFR(c *gazetteer.Place) string { return countryName(c, display.French.Regions()) }
 
-func countryFR(c *gazetteer.Place) string {
-	if n, ok := countryNames[c.Code]; ok {
-		return n[0]
-	}
-	return c.Name
-}
+func countryEN(c *gazetteer.Place) string { return countryName(c, display.English.Regions()) }
 
-func countryEN(c *gazetteer.Place) string {
-	if n, ok := countryNames[c.Code]; ok {
-		return n[1]
+func countryName(c *gazetteer.Place, names display.Namer) string {
+	if r, err := language.ParseRegion(c.Code); err == nil {
+		if n := names.Name(r); n != "" {
+			return n
+		}
 	}
 	return c.Name
 }
