@@ -121,9 +121,10 @@
 // than the request's, the error is ErrOtherCountry and says which code to
 // set. Otherwise it is ErrUnknown: "Unknown zone "Pari" in France. Did you
 // mean "Paris"?" / "Zone inconnue « Pari » (France). Vouliez-vous dire
-// « Paris » ?", adding the arrondissements a city has ("Lyon 12e") and
-// the country where the name exists when it is elsewhere ("Barcelone"
-// in France).
+// « Paris » ?", adding the arrondissements a city has ("Lyon 12e"). When
+// the name exists as such in another country, the message names that
+// country instead of suggesting a near name here ("Barcelone" in France:
+// Spain, not the commune Barcelonne).
 //
 // The suggestion is the name closest to the input (to its name part, for
 // the qualifier and arrondissement forms) by optimal string alignment

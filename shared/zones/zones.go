@@ -191,7 +191,12 @@ func (r *Resolver) refuse(q *query, f *failures) error {
 		return errOtherCountry(q.input, q.country, other)
 	}
 	u := unknown{districts: f.districts, elsewhere: elsewhere}
-	u.suggestion, _ = r.suggest(q)
+	// A name that exists as such in another country most likely means
+	// that place (the country was left at its default): a near name here
+	// would mislead ("Bavière" in France is not "Aviré").
+	if elsewhere == nil {
+		u.suggestion, _ = r.suggest(q)
+	}
 	return errUnknown(q.input, q.country, u)
 }
 

@@ -207,7 +207,7 @@ func TestResolveErrors(t *testing.T) {
 		{"FRA", "99", ErrUnknown, "", "", ""},
 		{"FRA", "20", ErrUnknown, "Corse", `Did you mean "Corse"?`, ""},
 		{"FRA", "99999", ErrUnknown, "", "", ""},
-		{"FRA", "Barcelone", ErrUnknown, "Barcelonne", `"Barcelone" exists in another country: Spain (ESP).`, "« Barcelone » existe dans un autre pays : Espagne (ESP)."},
+		{"FRA", "Barcelone", ErrUnknown, "", `"Barcelone" exists in another country: Spain (ESP).`, "« Barcelone » existe dans un autre pays : Espagne (ESP)."},
 		{"DEU", "Bavierre", ErrUnknown, "Bavière", `Unknown zone "Bavierre" in Germany. Did you mean "Bavière"?`, "(Allemagne)"},
 		{"DEU", "Paris", ErrUnknown, "", "exists in another country: France (FRA)", ""},
 		{"FRA", "Allemagne", ErrOtherCountry, "", `Zone "Allemagne" is another country (Germany, DEU) than the request's (France, FRA): set country to DEU`, "La zone « Allemagne » est un autre pays (Allemagne, DEU) que celui de la demande (France, FRA)"},
