@@ -57,6 +57,14 @@ const (
 	sessionSecretLength = 64
 )
 
+// memoryMB is a group's Lambda memory: its own, or the shared default.
+func memoryMB(g api.Group) int {
+	if g.MemoryMB > 0 {
+		return g.MemoryMB
+	}
+	return functionMemoryMB
+}
+
 // NewStack builds the service's AWS runtime from the service's own tables
 // (api.Groups, app.Schemas, app.Queues). It makes no lookup (no account,
 // region or context provider), so synth works offline.
@@ -165,7 +173,7 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 		Architecture: awslambda.Architecture_ARM_64(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, g.Name)), nil),
-		MemorySize:   jsii.Number(functionMemoryMB),
+		MemorySize:   jsii.Number(memoryMB(g)),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(functionTimeoutS)),
 		Environment:  &env,
 		// An explicit log group rather than logRetention, which would add

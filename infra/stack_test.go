@@ -373,7 +373,6 @@ func TestStack(t *testing.T) {
 				"Runtime":       "provided.al2023",
 				"Architectures": []any{"arm64"},
 				"Handler":       "bootstrap",
-				"MemorySize":    256,
 				"Timeout":       15,
 			})
 			tmpl.AllResourcesProperties(jsii.String("AWS::Logs::LogGroup"), map[string]any{"RetentionInDays": 30})
@@ -382,6 +381,13 @@ func TestStack(t *testing.T) {
 		for _, g := range groups {
 			t.Run(g.Name, func(t *testing.T) {
 				fn := resources(tj)[fnID(g.Name)].(map[string]any)
+				wantMem := 256
+				if g.MemoryMB > 0 {
+					wantMem = g.MemoryMB
+				}
+				if mem := props(fn)["MemorySize"]; mem != float64(wantMem) {
+					t.Errorf("memory %v MB, want %d", mem, wantMem)
+				}
 				env := props(fn)["Environment"].(map[string]any)["Variables"].(map[string]any)
 				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET"}
 				for _, tb := range g.Tables {

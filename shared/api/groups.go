@@ -23,6 +23,9 @@ type Group struct {
 	// Gazetteer: the group resolves zones, so its Lambda loads the
 	// gazetteer during init rather than on its first request.
 	Gazetteer bool
+	// MemoryMB is the Lambda's memory when the default (256 MB) is not
+	// enough; Lambda gives CPU in proportion to memory.
+	MemoryMB int
 }
 
 // Groups lists every route group.

@@ -68,8 +68,13 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if cfg.EFQuota != nil {
 		quota = *cfg.EFQuota
 	}
+	threshold := float64(pricing.DefaultThreshold)
+	if cfg.EFCostThreshold != nil {
+		threshold = *cfg.EFCostThreshold
+	}
 	sc := scrape.New(scrape.Deps{
 		Gazetteer: data.Load, Ledger: pricing.NewLedger(ad.DB, ad.Now, quota), Limits: limits, Accounts: acc,
+		CostThreshold: threshold,
 	})
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,

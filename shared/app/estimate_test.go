@@ -160,7 +160,7 @@ func TestEstimate(t *testing.T) {
 // TestEstimateOverQuota: a cost above what the account has left this month
 // makes the estimate not valid, with the cost and what remains.
 func TestEstimateOverQuota(t *testing.T) {
-	e := apptest.Start(t, func(c *config.Config) { q := 50.0; c.EFQuota = &q })
+	e := apptest.Start(t, func(c *config.Config) { q, th := 50.0, 40.0; c.EFQuota, c.EFCostThreshold = &q, &th })
 	c := e.NewClient()
 	c.Signup("quota@example.org", fixturePassword)
 	got := decodeEstimate(t, c.Do("POST", "/api/estimate", map[string]any{"queries": []string{"q"}, "zones": []string{"France"}}))
@@ -168,7 +168,7 @@ func TestEstimateOverQuota(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 	usage := c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()
-	if usage["quota"] != 50.0 || usage["spent"] != 0.0 || usage["remaining"] != 50.0 {
+	if usage["quota"] != 50.0 || usage["spent"] != 0.0 || usage["remaining"] != 50.0 || usage["cost_threshold"] != 40.0 {
 		t.Errorf("usage %v", usage)
 	}
 }

@@ -77,6 +77,9 @@ type Usage struct {
 	Quota     float64 `json:"quota"`
 	Spent     float64 `json:"spent"`
 	Remaining float64 `json:"remaining"`
+	// CostThreshold is the worst-case EF above which a pipeline is
+	// refused (reason cost).
+	CostThreshold float64 `json:"cost_threshold"`
 }
 
 // Usage reports what the user spent this month and may still spend.
@@ -86,5 +89,8 @@ func (s *Service) Usage(ctx context.Context, u *accounts.User) (*Usage, error) {
 		return nil, err
 	}
 	q := s.d.Ledger.Quota()
-	return &Usage{Month: s.d.Ledger.Month(), Quota: q, Spent: spent, Remaining: math.Max(0, math.Round((q-spent)*100)/100)}, nil
+	return &Usage{
+		Month: s.d.Ledger.Month(), Quota: q, Spent: spent, Remaining: math.Max(0, math.Round((q-spent)*100)/100),
+		CostThreshold: s.d.CostThreshold,
+	}, nil
 }

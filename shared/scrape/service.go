@@ -25,6 +25,9 @@ type Deps struct {
 	Ledger    *pricing.Ledger
 	Limits    *ratelimit.Limiter
 	Accounts  *accounts.Service
+	// CostThreshold is the worst-case EF above which a pipeline is
+	// refused (SVC_EF_COST_THRESHOLD, pricing.DefaultThreshold).
+	CostThreshold float64
 }
 
 // Service plans and prices scrapes.
