@@ -72,16 +72,24 @@ func quantShape(mp orb.MultiPolygon) orb.MultiPolygon {
 	return out
 }
 
-func TestCodecRoundTrip(t *testing.T) {
-	g, parts := smallGazetteer(t)
+// roundTrip encodes the small gazetteer and decodes it back; it also
+// returns the encoding and the parts of composite shapes.
+func roundTrip(t *testing.T) (g, d *Gazetteer, data []byte, parts func(ID) []ID) {
+	t.Helper()
+	g, parts = smallGazetteer(t)
 	data, err := Encode(g, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Decode(data)
+	d, err = Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g, d, data, parts
+}
+
+func TestCodecRoundTrip(t *testing.T) {
+	g, d, data, parts := roundTrip(t)
 	if d.Len() != g.Len() {
 		t.Fatalf("Len = %d, want %d", d.Len(), g.Len())
 	}
@@ -287,15 +295,7 @@ func TestEncodeRejectsNestedParts(t *testing.T) {
 // TestShapeConcurrent asks for every shape from several goroutines at once
 // (run with -race): each place's shape is decoded once and shared.
 func TestShapeConcurrent(t *testing.T) {
-	g, parts := smallGazetteer(t)
-	data, err := Encode(g, parts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d, _, _ := roundTrip(t)
 	const workers = 8
 	got := make([][]orb.MultiPolygon, workers)
 	var wg sync.WaitGroup

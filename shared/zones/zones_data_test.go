@@ -123,19 +123,7 @@ func TestRealData(t *testing.T) {
 	}
 }
 
-func BenchmarkResolveCityRealData(b *testing.B) {
-	r := realResolver(b)
-	for _, zone := range []string{"Lyon", "Lyon 15km", "Paris 11e", "Saint-Denis (93)"} {
-		b.Run(zone, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := r.Resolve("FRA", zone); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkResolveCityRealData(b *testing.B) { benchCities(b, realResolver(b)) }
 
 func BenchmarkSuggestRealData(b *testing.B) {
 	r := realResolver(b)
