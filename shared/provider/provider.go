@@ -1,0 +1,92 @@
+// Package provider is the map provider port: searching a query inside a
+// rectangle of the map, page by page, and reading a place's latest reviews.
+// Adapters: provider/sim (a simulated world, the labelled default for
+// offline runs) and provider/google (Places API (New) Text Search).
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/paulmach/orb"
+)
+
+// Place is one business as the map lists it.
+type Place struct {
+	// ID is the provider's stable id of the place: the same business has
+	// the same id in every search, tile and day.
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	// Phone is the number as the provider gives it (national or
+	// international format); "" when the listing has none.
+	Phone   string `json:"phone"`
+	Website string `json:"website"`
+	// Rating is the mean rating (1 to 5); 0 when the place has none.
+	Rating      float64 `json:"rating"`
+	ReviewCount int     `json:"reviews_count"`
+	Category    string  `json:"category"`
+	Lat         float64 `json:"lat"`
+	Lon         float64 `json:"lon"`
+	// MapsURL is the place's page on the map.
+	MapsURL string `json:"maps_url"`
+}
+
+// Request is one page of a search: a query inside a rectangle.
+type Request struct {
+	Query string
+	// Bound is the rectangle the results must lie in (the provider's
+	// location restriction); providers may return a few places just
+	// outside it.
+	Bound orb.Bound
+	// Country is the ISO 3166-1 alpha-3 code of the scrape's country (the
+	// provider's region bias); Language the results' language ("fr").
+	Country  string
+	Language string
+	// PageToken continues a search; "" asks for its first page.
+	PageToken string
+}
+
+// Page is one page of results.
+type Page struct {
+	Places []Place
+	// NextPageToken continues the search; "" when it has no more results.
+	NextPageToken string
+}
+
+// Limits are the provider's result limits. A search that lists Cap places
+// is saturated: the rectangle holds more than the provider shows, and only
+// smaller rectangles find the rest.
+type Limits struct {
+	PageSize int // places per page, at most
+	Cap      int // places per search, over all its pages
+}
+
+// Review is one review of a place.
+type Review struct {
+	Author string  `json:"author"`
+	Rating float64 `json:"rating"`
+	Text   string  `json:"text"`
+	Time   string  `json:"time"` // RFC 3339
+}
+
+// Provider searches the map. Implementations are safe for concurrent use.
+type Provider interface {
+	// Name is the adapter's name ("sim", "google"), recorded on jobs so
+	// that simulated data is never passed off as real.
+	Name() string
+	Limits() Limits
+	// Search returns one page of the search. Errors wrapping ErrTransient
+	// may succeed when retried; others will not.
+	Search(ctx context.Context, r Request) (Page, error)
+	// Reviews returns up to max of the place's latest reviews, newest
+	// first.
+	Reviews(ctx context.Context, placeID string, max int) ([]Review, error)
+}
+
+// ErrTransient marks a failure worth retrying later (rate limit, server
+// error, timeout).
+var ErrTransient = errors.New("provider: transient failure")
+
+// ErrNotFound reports a place id the provider does not know.
+var ErrNotFound = errors.New("provider: no such place")
