@@ -39,12 +39,16 @@ func Groups() []Group {
 			Default:   true,
 		},
 		{
-			// Scrapes: estimates and reference data now, jobs next. It loads
-			// the gazetteer at init (onaws), which no other group pays.
+			// Scrape jobs, estimates and their reference data. It loads the
+			// gazetteer at init (onaws), which no other group pays.
 			Name:      "api-jobs",
-			Prefixes:  []string{"/api/estimate", "/api/ef", "/api/countries"},
-			Tables:    []string{"accounts", "limits"},
+			Prefixes:  []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries"},
+			Tables:    []string{"accounts", "limits", "jobs"},
 			Gazetteer: true,
+			// Loading the gazetteer (13 MiB) and gridding a whole country
+			// are CPU-bound: 1,024 MB buys over half a vCPU, four times the
+			// default's share.
+			MemoryMB: 1024,
 		},
 		{
 			Name:     "api-registry",

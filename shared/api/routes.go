@@ -41,6 +41,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.registryRoutes()...)
 	rs = append(rs, s.scrapeRoutes()...)
+	rs = append(rs, s.jobRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.pageRoutes()...)
 	rs = append(rs, Route{

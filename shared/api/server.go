@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/features"
+	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/scrape"
 )
@@ -34,6 +35,7 @@ type Deps struct {
 	Keys     *keys.Service
 	Features *features.Service
 	Scrape   *scrape.Service
+	Jobs     *jobs.Service
 	Log      *slog.Logger
 	BaseURL  string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty

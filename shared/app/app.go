@@ -14,6 +14,7 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
+	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -24,7 +25,7 @@ import (
 
 // Schemas lists every table the service uses.
 func Schemas() []store.Schema {
-	return []store.Schema{accounts.Schema(), ratelimit.Schema()}
+	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema()}
 }
 
 // Adapters are what a runtime plugs in.
@@ -72,12 +73,15 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if cfg.EFCostThreshold != nil {
 		threshold = *cfg.EFCostThreshold
 	}
+	ledger := pricing.NewLedger(ad.DB, ad.Now, quota)
 	sc := scrape.New(scrape.Deps{
-		Gazetteer: data.Load, Ledger: pricing.NewLedger(ad.DB, ad.Now, quota), Limits: limits, Accounts: acc,
-		CostThreshold: threshold,
+		Gazetteer: data.Load, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
+	})
+	js := jobs.New(jobs.Deps{
+		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: "sim",
 	})
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Server: srv}
 }

@@ -88,6 +88,20 @@ func (l *Ledger) Charge(ctx context.Context, uid int64, ef float64) error {
 	return nil
 }
 
+// ChargeOp is Charge as an operation of a caller's transaction (job
+// creation charges in the same transaction that writes the job). Its
+// condition fails when the cost does not fit this month's quota; the
+// caller reports that with OverQuota and Remaining.
+func (l *Ledger) ChargeOp(uid int64, ef float64) (op store.TxOp, ok bool) {
+	cents := int64(math.Round(ef * 100))
+	limit := int64(math.Round(l.quota*100)) - cents
+	if limit < 0 {
+		return store.TxOp{}, false
+	}
+	return store.UpdateOp(accounts.Table, l.key(uid), store.Update{}.Add("cents", cents),
+		store.Or(store.NotExists("cents"), store.Le("cents", limit))), true
+}
+
 // OverQuota is the error of a cost above what the account may still spend
 // this month (spec: "EF quota exceeded", a 400).
 func OverQuota(cost, remaining float64) *apperr.Error {

@@ -38,6 +38,10 @@ var (
 	PasswordChange = Rule{Name: "password.user", Max: 5, Window: time.Hour}
 	ResendVerify   = Rule{Name: "resend.user", Max: 3, Window: time.Hour}
 	KeyCreate      = Rule{Name: "keys.user", Max: 10, Window: 24 * time.Hour}
+	// JobCreate and JobCreateDay are shared by job and pipeline creation,
+	// refused attempts included.
+	JobCreate    = Rule{Name: "create.user", Max: 30, Window: 10 * time.Minute}
+	JobCreateDay = Rule{Name: "create-day.user", Max: 300, Window: 24 * time.Hour}
 	// Validate is shared by POST /api/estimate and pipeline validation.
 	Validate = Rule{Name: "validate.user", Max: 120, Window: 10 * time.Minute}
 )

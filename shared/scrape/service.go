@@ -113,6 +113,10 @@ func (s *Service) Estimate(ctx context.Context, u *accounts.User, r Request) (*P
 	return p, nil
 }
 
+// Plan resolves and grids cleaned settings and prices them, without the
+// estimate's rate limit and quota check: job creation applies its own.
+func (s *Service) Plan(set Settings) (*Plan, error) { return s.plan(set) }
+
 // plan resolves and grids cleaned settings.
 func (s *Service) plan(set Settings) (*Plan, error) {
 	gz, err := s.geo()

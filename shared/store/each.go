@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
+
+// ErrStop, returned by a ForEach callback, ends the walk early; ForEach
+// then returns nil.
+var ErrStop = errors.New("store: stop")
 
 // ForEach visits every item of a query, page by page. fn may delete the item
 // it is given: the cursor is the last key read, not a position.
@@ -15,6 +20,9 @@ func ForEach(ctx context.Context, t Table, q Query, fn func(Item) error) error {
 		}
 		for _, it := range p.Items {
 			if err := fn(it); err != nil {
+				if errors.Is(err, ErrStop) {
+					return nil
+				}
 				return err
 			}
 		}

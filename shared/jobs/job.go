@@ -1,0 +1,106 @@
+// Package jobs holds the job concept: the JobPublic record every job
+// endpoint returns, its states and transitions (spec: "Job (status)"), its
+// table, and the rules of creating, listing and reading jobs. The scrape
+// engine (tasks, workers, finalizer) moves jobs through their states.
+package jobs
+
+import (
+	"strconv"
+	"time"
+)
+
+// Status is a job state.
+type Status string
+
+// The states of the spec.
+const (
+	Pending   Status = "pending"
+	Running   Status = "running"
+	Done      Status = "done"
+	Failed    Status = "failed"
+	Cancelled Status = "cancelled"
+	Expired   Status = "expired"
+)
+
+// Terminal tells whether no transition leaves the state but expiry.
+func (s Status) Terminal() bool {
+	return s == Done || s == Failed || s == Cancelled || s == Expired
+}
+
+// Active tells whether the state counts toward the concurrent-job limit.
+func (s Status) Active() bool { return s == Pending || s == Running }
+
+// TypeScrap is the job type of a scrape.
+const TypeScrap = "scrap"
+
+// QueryStat is one entry of query_stats.
+type QueryStat struct {
+	Tiles       int `json:"tiles"`
+	WithResults int `json:"with_results"`
+}
+
+// Breakdown is the job's counts by query and by zone.
+type Breakdown struct {
+	ByQuery map[string]int `json:"by_query"`
+	ByZone  map[string]int `json:"by_zone"`
+}
+
+// Job is the spec's JobPublic, plus the owner and the engine's settings
+// (not serialised).
+type Job struct {
+	ID                   string               `json:"id"`
+	JobType              string               `json:"job_type"`
+	Queries              []string             `json:"queries"`
+	Country              string               `json:"country"`
+	Zones                []string             `json:"zones"`
+	IncludeReviews       bool                 `json:"include_reviews"`
+	ScrapMode            string               `json:"scrap_mode"`
+	StopAt               *int64               `json:"stop_at"`
+	MaxPerPhone          int                  `json:"max_per_phone"`
+	ExcludeForeignPhones bool                 `json:"exclude_foreign_phones"`
+	ExtraColumns         []string             `json:"extra_columns"`
+	MaxReviews           *int                 `json:"max_reviews"`
+	PeriodMonths         *int                 `json:"period_months"`
+	Status               Status               `json:"status"`
+	GridPointsCount      int                  `json:"grid_points_count"`
+	ProcessedPoints      int                  `json:"processed_points"`
+	ResultsCount         int                  `json:"results_count"`
+	ErrorCount           int                  `json:"error_count"`
+	EFCost               float64              `json:"ef_cost"`
+	CreatedAt            string               `json:"created_at"`
+	StartedAt            *string              `json:"started_at"`
+	CompletedAt          *string              `json:"completed_at"`
+	ExpiresAt            string               `json:"expires_at"`
+	ErrorMessage         *string              `json:"error_message"`
+	OutputFilename       *string              `json:"output_filename"`
+	DownloadAvailable    bool                 `json:"download_available"`
+	SourceJobID          *string              `json:"source_job_id"`
+	PipelineID           *string              `json:"pipeline_id"`
+	EmailMode            *string              `json:"email_mode"`
+	Breakdown            Breakdown            `json:"breakdown"`
+	DeadQueries          []string             `json:"dead_queries"`
+	FlaggedTilesCount    int                  `json:"flagged_tiles_count"`
+	TotalAttemptsCount   int                  `json:"total_attempts_count"`
+	QueryStats           map[string]QueryStat `json:"query_stats"`
+	// Source names the map provider that produced the data ("sim" for the
+	// simulated world), so simulated rows are never taken for real ones.
+	Source string `json:"source"`
+
+	UserID  int64     `json:"-"`
+	Created time.Time `json:"-"`
+}
+
+// timeFmt is how job times are written: RFC 3339 in UTC, seconds.
+const timeFmt = "2006-01-02T15:04:05Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFmt) }
+
+// padded writes n zero-padded to 20 digits, so sort keys order numerically
+// (docs/tables.md).
+func padded(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for len(s) < 20 {
+		s = "0" + s
+	}
+	return s
+}

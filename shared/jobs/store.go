@@ -1,0 +1,112 @@
+package jobs
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Table is the name of the jobs table.
+const Table = "jobs"
+
+// Schema is the key design of the jobs table (docs/tables.md):
+//
+//   - job: JOB#<id> / JOB, on the owner index as USER#<uid> /
+//     JOB#<created, 20 digits of ms>#<id>, listed newest first;
+//   - the account's active-job count: USER#<uid> / ACTIVE, changed in the
+//     transaction of every creation and terminal transition;
+//   - the engine's records under the job's partition (tasks, logs).
+func Schema() store.Schema {
+	return store.Schema{
+		Name: Table, PK: "pk", SK: "sk", TTL: "ttl",
+		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}},
+	}
+}
+
+// Counter attributes are top-level numbers so that workers add to them
+// atomically; the rest of the record is one JSON document.
+var counters = []string{"processed_points", "results_count", "error_count", "flagged_tiles_count", "total_attempts_count"}
+
+func jobKey(id string) store.Key { return store.Key{PK: "JOB#" + id, SK: "JOB"} }
+
+func activeKey(uid int64) store.Key { return store.Key{PK: accounts.UserPK(uid), SK: "ACTIVE"} }
+
+func ownerSK(j *Job) string { return "JOB#" + padded(j.Created.UnixMilli()) + "#" + j.ID }
+
+// item encodes a job for the table.
+func item(j *Job) (store.Item, error) {
+	doc, err := json.Marshal(j)
+	if err != nil {
+		return nil, fmt.Errorf("encode job %s: %w", j.ID, err)
+	}
+	it := store.Item{
+		"pk": jobKey(j.ID).PK, "sk": "JOB",
+		"gsi1pk": accounts.UserPK(j.UserID), "gsi1sk": ownerSK(j),
+		"user_id": j.UserID, "status": string(j.Status), "doc": string(doc),
+		"created_ms": j.Created.UnixMilli(),
+	}
+	for _, c := range counters {
+		it[c] = int64(counterOf(j, c))
+	}
+	return it, nil
+}
+
+// fromItem decodes a job item; counters come from their attributes.
+func fromItem(it store.Item) (*Job, error) {
+	var j Job
+	if err := json.Unmarshal([]byte(it.String("doc")), &j); err != nil {
+		return nil, fmt.Errorf("decode job %s: %w", it.String("pk"), err)
+	}
+	j.UserID = it.Int("user_id")
+	j.Status = Status(it.String("status"))
+	j.Created = msTime(it.Int("created_ms"))
+	for _, c := range counters {
+		setCounter(&j, c, int(it.Int(c)))
+	}
+	return &j, nil
+}
+
+func counterOf(j *Job, name string) int {
+	switch name {
+	case "processed_points":
+		return j.ProcessedPoints
+	case "results_count":
+		return j.ResultsCount
+	case "error_count":
+		return j.ErrorCount
+	case "flagged_tiles_count":
+		return j.FlaggedTilesCount
+	case "total_attempts_count":
+		return j.TotalAttemptsCount
+	}
+	return 0
+}
+
+func setCounter(j *Job, name string, v int) {
+	switch name {
+	case "processed_points":
+		j.ProcessedPoints = v
+	case "results_count":
+		j.ResultsCount = v
+	case "error_count":
+		j.ErrorCount = v
+	case "flagged_tiles_count":
+		j.FlaggedTilesCount = v
+	case "total_attempts_count":
+		j.TotalAttemptsCount = v
+	}
+}
+
+// idFromOwnerSK reads the job id at the end of an owner-index sort key.
+func idFromOwnerSK(sk string) string {
+	if i := strings.LastIndexByte(sk, '#'); i >= 0 {
+		return sk[i+1:]
+	}
+	return sk
+}
+
+func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
