@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/outbox"
+	qbolt "github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
 
@@ -53,6 +55,15 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	q, err := qbolt.Open(filepath.Join(cfg.DataDir, "queue.db"), app.Queues())
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	files, err := dir.New(filepath.Join(cfg.DataDir, "files"))
+	if err != nil {
+		return err
+	}
 	a := app.New(cfg, app.Adapters{
 		DB:            db,
 		Mail:          &outbox.Outbox{Dir: filepath.Join(cfg.DataDir, "outbox"), Log: log, Now: time.Now},
@@ -60,6 +71,8 @@ func run(ctx context.Context) error {
 		Now:           time.Now,
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
+		Queue:         q,
+		Files:         files,
 	})
 	srv := &http.Server{
 		Handler:           a.Server,
@@ -84,6 +97,9 @@ func run(ctx context.Context) error {
 	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	if err := q.Close(); err != nil {
 		return err
 	}
 	if err := db.Close(); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/features"
@@ -18,6 +19,7 @@ import (
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
@@ -36,6 +38,10 @@ type Adapters struct {
 	Now           func() time.Time
 	Log           *slog.Logger
 	HTTPClient    *http.Client // outbound calls (captcha)
+	// Queue and Files carry the work of jobs: the task queues of Queues()
+	// and the file store of job outputs.
+	Queue queue.Queue
+	Files blob.Store
 }
 
 // App is the assembled service.

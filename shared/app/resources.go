@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/queue"
 )
 
@@ -28,8 +29,9 @@ func Queues() []queue.Config {
 }
 
 // OutputRetention is how long job outputs stay downloadable (the value
-// behind a job's expires_at); the bucket's lifecycle rule matches it.
-const OutputRetention = 30 * 24 * time.Hour
+// behind a job's expires_at, jobs.Retention); the bucket's lifecycle rule
+// matches it.
+const OutputRetention = jobs.Retention
 
 // File key prefixes of the file store, with their lifecycle on S3.
 const (
