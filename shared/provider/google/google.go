@@ -1,0 +1,205 @@
+// Package google is the Places API (New) adapter of the map provider port
+// (provider.Provider).
+//
+// Search is one Text Search request (POST /v1/places:searchText) per page:
+// the query, a rectangle location restriction built from the request's
+// bound, pageSize 20, the page token, the language and the region (alpha-2
+// of the request's alpha-3 country). The X-Goog-FieldMask header asks for
+// the fields provider.Place fills and nothing more (SearchFieldMask); the
+// mask decides the request's SKU (docs/google-places.md).
+//
+// Reviews is one Place Details request (GET /v1/places/{id}) with the field
+// mask "reviews": the API returns at most 5 reviews of a place.
+//
+// Cost: one request per page and nothing else. A page with fewer than 20
+// places, or without a token, is the search's last: its NextPageToken is
+// "", so the caller never pays for an empty next page. Text Search lists at
+// most 60 places over 3 pages (Limits().Cap).
+//
+// Failures: 429, 408 and 5xx answers and network timeouts are retried with
+// exponential backoff and jitter (Retry-After honoured), up to MaxRetries
+// times, within the context; then the error wraps provider.ErrTransient.
+// Other answers (400 invalid argument or key, 403 permission denied) fail at
+// once with the API's message in an *APIError. The key travels only in the
+// X-Goog-Api-Key header and is never part of an error.
+package google
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/provider"
+)
+
+// DefaultBaseURL is the Places API (New) endpoint.
+const DefaultBaseURL = "https://places.googleapis.com"
+
+const (
+	// PageSize is the most places a Text Search page holds (pageSize is at
+	// most 20).
+	PageSize = 20
+	// Cap is the most places a Text Search lists over all its pages.
+	Cap = 60
+	// MaxReviews is the most reviews Place Details returns for a place.
+	MaxReviews = 5
+)
+
+// SearchFieldMask is the X-Goog-FieldMask of Text Search: the fields
+// provider.Place needs, and nextPageToken (without it the response carries
+// no token). internationalPhoneNumber and types are fallbacks of
+// nationalPhoneNumber and primaryTypeDisplayName, in the same or a lower SKU.
+const SearchFieldMask = "places.id,places.displayName,places.formattedAddress," +
+	"places.nationalPhoneNumber,places.internationalPhoneNumber,places.websiteUri," +
+	"places.rating,places.userRatingCount,places.primaryTypeDisplayName,places.types," +
+	"places.location,places.googleMapsUri,nextPageToken"
+
+// ReviewsFieldMask is the X-Goog-FieldMask of Place Details for Reviews.
+const ReviewsFieldMask = "reviews"
+
+// Defaults of Options.
+const (
+	DefaultMaxRetries  = 4
+	DefaultBackoffBase = 500 * time.Millisecond
+	DefaultBackoffMax  = 30 * time.Second
+	DefaultTimeout     = 30 * time.Second
+)
+
+// maxBody caps the bytes read from one response (a full page is about
+// 20 KB).
+const maxBody = 10 << 20
+
+// Options tune a Client; the zero value is the production setting.
+type Options struct {
+	// BaseURL is the API's root, DefaultBaseURL when empty. It must be
+	// https, except on a loopback host (tests).
+	BaseURL string
+	// HTTPClient sends the requests; when nil, a client with a
+	// DefaultTimeout per request. The Client uses a copy that refuses
+	// redirects, so that the key header never follows one.
+	HTTPClient *http.Client
+	// MaxRetries is the number of retries after the first attempt:
+	// DefaultMaxRetries when 0, none when negative.
+	MaxRetries int
+	// BackoffBase is the first retry's delay, doubled at each retry up to
+	// BackoffMax, with jitter (each delay is drawn in [d/2, d]). A
+	// Retry-After longer than BackoffMax ends the retries at once.
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// Sleep waits d or until ctx is done (then returning its error);
+	// time.NewTimer when nil. Tests pass a recorder.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock of Retry-After dates and context deadlines;
+	// time.Now when nil.
+	Now func() time.Time
+}
+
+// Client is the Places API (New) provider. It is safe for concurrent use.
+type Client struct {
+	key        string
+	baseURL    string
+	hc         *http.Client
+	maxRetries int
+	base, max  time.Duration
+	sleep      func(context.Context, time.Duration) error
+	now        func() time.Time
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New returns a client calling the API with key.
+func New(key string, opt Options) (*Client, error) {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return nil, errors.New("google places: the API key is empty (SVC_GOOGLE_PLACES_KEY)")
+	}
+	base, err := baseURL(opt.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		key:        key,
+		baseURL:    base,
+		maxRetries: opt.MaxRetries,
+		base:       opt.BackoffBase,
+		max:        opt.BackoffMax,
+		sleep:      opt.Sleep,
+		now:        opt.Now,
+	}
+	if opt.HTTPClient != nil {
+		hc := *opt.HTTPClient
+		c.hc = &hc
+	} else {
+		c.hc = &http.Client{Timeout: DefaultTimeout}
+	}
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.base <= 0 {
+		c.base = DefaultBackoffBase
+	}
+	if c.max <= 0 {
+		c.max = DefaultBackoffMax
+	}
+	if c.max < c.base {
+		c.max = c.base
+	}
+	if c.sleep == nil {
+		c.sleep = sleep
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c, nil
+}
+
+func baseURL(s string) (string, error) {
+	if s == "" {
+		return DefaultBaseURL, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("google places: base URL %q is not an http(s) URL", s)
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return "", fmt.Errorf("google places: base URL %q must be https (the key would travel in clear)", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("google places: base URL %q has a query, fragment or user", s)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Name is "google".
+func (c *Client) Name() string { return "google" }
+
+// Limits are Text Search's: 20 places a page, 60 a search.
+func (c *Client) Limits() provider.Limits { return provider.Limits{PageSize: PageSize, Cap: Cap} }
