@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is every setting the local server reads.
@@ -32,6 +33,12 @@ type Config struct {
 	// (shared/pricing) when set: SVC_EF_QUOTA, SVC_EF_COST_THRESHOLD.
 	EFQuota         *float64
 	EFCostThreshold *float64
+	// MapProvider is "sim" (the simulated world, the default) or "google"
+	// (Places API (New), with GooglePlacesKey); SimLatency is the simulated
+	// provider's delay per request.
+	MapProvider     string
+	GooglePlacesKey string
+	SimLatency      time.Duration
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
@@ -53,6 +60,25 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SVC_TRUSTED_PROXIES: %w", err)
 	}
 	c.TrustedProxies = tp
+	c.MapProvider = strings.ToLower(strings.TrimSpace(or(getenv("SVC_MAP_PROVIDER"), "sim")))
+	c.GooglePlacesKey = strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_KEY"))
+	switch c.MapProvider {
+	case "sim":
+	case "google":
+		if c.GooglePlacesKey == "" {
+			return c, errors.New("SVC_MAP_PROVIDER=google needs SVC_GOOGLE_PLACES_KEY")
+		}
+	default:
+		return c, fmt.Errorf("SVC_MAP_PROVIDER: %q is neither sim nor google", c.MapProvider)
+	}
+	c.SimLatency = 20 * time.Millisecond
+	if v := strings.TrimSpace(getenv("SVC_SIM_LATENCY_MS")); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 || ms > 60_000 {
+			return c, fmt.Errorf("SVC_SIM_LATENCY_MS: %q is not a number of milliseconds from 0 to 60000", v)
+		}
+		c.SimLatency = time.Duration(ms) * time.Millisecond
+	}
 	for _, v := range []struct {
 		name string
 		dst  **float64

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -80,3 +81,26 @@ func TestEFSettings(t *testing.T) {
 func ptr(f float64) *float64 { return &f }
 
 func same(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func TestMapProvider(t *testing.T) {
+	tests := []struct {
+		env     map[string]string
+		want    string
+		latency time.Duration
+		bad     bool
+	}{
+		{map[string]string{}, "sim", 20 * time.Millisecond, false},
+		{map[string]string{"SVC_SIM_LATENCY_MS": "50"}, "sim", 50 * time.Millisecond, false},
+		{map[string]string{"SVC_SIM_LATENCY_MS": "0"}, "sim", 0, false},
+		{map[string]string{"SVC_SIM_LATENCY_MS": "-3"}, "", 0, true},
+		{map[string]string{"SVC_MAP_PROVIDER": "Google", "SVC_GOOGLE_PLACES_KEY": "k"}, "google", 20 * time.Millisecond, false},
+		{map[string]string{"SVC_MAP_PROVIDER": "google"}, "", 0, true},
+		{map[string]string{"SVC_MAP_PROVIDER": "bing"}, "", 0, true},
+	}
+	for _, tt := range tests {
+		c, err := FromEnv(func(k string) string { return tt.env[k] })
+		if (err != nil) != tt.bad || (!tt.bad && (c.MapProvider != tt.want || c.SimLatency != tt.latency)) {
+			t.Errorf("%v: %q %v %v", tt.env, c.MapProvider, c.SimLatency, err)
+		}
+	}
+}
