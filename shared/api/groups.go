@@ -34,7 +34,7 @@ func Groups() []Group {
 		{
 			Name:      "api-auth",
 			Prefixes:  []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
-			Tables:    []string{"accounts", "limits"},
+			Tables:    []string{"accounts", "limits", "events"},
 			SendsMail: true,
 			Default:   true,
 		},
@@ -49,6 +49,12 @@ func Groups() []Group {
 			// are CPU-bound: 1,024 MB buys over half a vCPU, four times the
 			// default's share.
 			MemoryMB: 1024,
+		},
+		{
+			// The account's event feed (and, later, its webhooks).
+			Name:     "api-events",
+			Prefixes: []string{"/api/events"},
+			Tables:   []string{"accounts", "events"},
 		},
 		{
 			Name:     "api-registry",

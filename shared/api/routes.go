@@ -42,6 +42,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.registryRoutes()...)
 	rs = append(rs, s.scrapeRoutes()...)
 	rs = append(rs, s.jobRoutes()...)
+	rs = append(rs, s.eventRoutes(s.d.Events)...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.pageRoutes()...)
 	rs = append(rs, Route{

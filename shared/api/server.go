@@ -17,6 +17,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
@@ -36,6 +37,7 @@ type Deps struct {
 	Features *features.Service
 	Scrape   *scrape.Service
 	Jobs     *jobs.Service
+	Events   *events.Service
 	Log      *slog.Logger
 	BaseURL  string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty

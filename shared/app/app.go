@@ -13,6 +13,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
@@ -27,7 +28,7 @@ import (
 
 // Schemas lists every table the service uses.
 func Schemas() []store.Schema {
-	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema()}
+	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), events.Schema()}
 }
 
 // Adapters are what a runtime plugs in.
@@ -71,6 +72,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	fs := features.New(ad.DB)
 	acc.AddHolder(ks)
 	acc.AddHolder(fs)
+	evs := events.New(ad.DB, ad.Now)
+	acc.AddHolder(evs)
 	quota := float64(pricing.DefaultQuota)
 	if cfg.EFQuota != nil {
 		quota = *cfg.EFQuota
@@ -87,7 +90,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: "sim",
 	})
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Server: srv}
 }

@@ -238,7 +238,7 @@ func TestAccountLife(t *testing.T) {
 		rc.Close()
 	}
 	slices.Sort(names)
-	if want := []string{"account.json", "jobs.json", "manifest.txt", "pipelines.json", "veille.json"}; !slices.Equal(names, want) {
+	if want := []string{"account.json", "events.json", "jobs.json", "manifest.txt", "pipelines.json", "veille.json"}; !slices.Equal(names, want) {
 		t.Errorf("export entries %v, want %v", names, want)
 	}
 	var account struct {

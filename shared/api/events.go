@@ -1,0 +1,33 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/prospectdata/svc/shared/events"
+)
+
+// eventRoutes is the account's event feed. The log is passed in (the
+// server's Deps.Events) rather than read from s.d here, so that this file
+// builds whatever the state of Deps.
+func (s *Server) eventRoutes(ev *events.Service) []Route {
+	return []Route{
+		{
+			Method: http.MethodGet, Path: "/api/events", Auth: Any, Tag: "events",
+			Summary: "The account's event feed: events after since_id (types filter, limit 1..100, order asc or desc), " +
+				"with last_id to resume and head_id, the newest matching event, within the 7-day window",
+			Response: events.Page{}, Status: http.StatusOK, Errors: []int{401, 403, 422},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				q, err := events.ParseQuery(r.URL.Query())
+				if err != nil {
+					return err
+				}
+				p, err := ev.List(r.Context(), c.User.ID, q)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, p)
+				return nil
+			},
+		},
+	}
+}
