@@ -15,15 +15,22 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/blob/s3"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/ses"
+	"github.com/prospectdata/svc/shared/queue"
+	"github.com/prospectdata/svc/shared/queue/sqs"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/dynamo"
 )
@@ -79,6 +86,8 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 	db := dynamo.New(dynamodb.NewFromConfig(awsCfg), app.Schemas(), TableNames(getenv, app.Schemas()))
 	a := app.New(cfg, app.Adapters{
 		DB:            db,
+		Queue:         queues(getenv, awsCfg),
+		Files:         files(getenv, awsCfg),
 		Mail:          &ses.Sender{Client: sesv2.NewFromConfig(awsCfg), ConfigurationSet: getenv("SVC_SES_CONFIGURATION_SET"), Now: time.Now},
 		SessionSecret: secret,
 		Now:           time.Now,
@@ -92,6 +101,31 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 		}
 	}
 	return Adapt(a.Server), nil
+}
+
+// queues returns the SQS driver over the queues whose URLs the stack gave
+// this function (SVC_QUEUE_<NAME>_URL); nil when it has none.
+func queues(getenv func(string) string, awsCfg aws.Config) queue.Queue {
+	urls := map[string]string{}
+	for _, q := range app.Queues() {
+		if u := getenv(EnvName("QUEUE", q.Name)); u != "" {
+			urls[q.Name] = u
+		}
+	}
+	if len(urls) == 0 {
+		return nil
+	}
+	return sqs.New(awssqs.NewFromConfig(awsCfg), urls, app.Queues())
+}
+
+// files returns the S3 driver over the bucket the stack gave this function
+// (SVC_BUCKET); nil when it has none.
+func files(getenv func(string) string, awsCfg aws.Config) blob.Store {
+	bucket := getenv("SVC_BUCKET")
+	if bucket == "" {
+		return nil
+	}
+	return s3.New(awss3.NewFromConfig(awsCfg), bucket)
 }
 
 // Main is the whole main of a route group's Lambda: it builds the handler
