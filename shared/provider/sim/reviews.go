@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/provider"
+)
+
+// reviewTexts are review texts by star rating (index 1 to 5), French then
+// English; an empty text is a rating without comment.
+var reviewTexts = [2][6][]string{
+	{
+		1: {"À éviter.", "Très déçu, accueil désagréable et service bâclé.", "Jamais plus. Aucun professionnalisme.", ""},
+		2: {"Déçu par rapport aux avis.", "Attente interminable, résultat moyen.", "Pas à la hauteur du prix.", ""},
+		3: {"Correct sans plus.", "Bien mais un peu cher.", "Accueil sympathique, prestation moyenne.", ""},
+		4: {"Très bien dans l'ensemble, je reviendrai.", "Bon rapport qualité-prix.", "Équipe agréable et efficace.", "Bonne adresse du quartier.", ""},
+		5: {"Excellent, je recommande vivement !", "Toujours parfait, merci à toute l'équipe.", "Accueil chaleureux et travail impeccable.", "Une adresse à ne pas manquer.", "Rien à redire, top !", ""},
+	},
+	{
+		1: {"Avoid.", "Very disappointing, rude staff.", ""},
+		2: {"Not as good as the reviews say.", "Long wait, average result.", ""},
+		3: {"OK, nothing special.", "Good but a bit pricey.", ""},
+		4: {"Very good overall, will come back.", "Friendly and efficient.", ""},
+		5: {"Excellent, highly recommended!", "Always perfect, thanks to the team.", ""},
+	},
+}
+
+// Reviews returns up to limit of the place's latest reviews on the world's
+// current day, newest first. The place has ReviewCount reviews that day;
+// review j (0 the oldest) was written when the count stepped to j+1, by
+// an author, rating and text drawn from its key. A place not yet open is
+// not found; a closed place keeps the reviews it had.
+func (w *World) Reviews(ctx context.Context, placeID string, limit int) ([]provider.Review, error) {
+	tok, ok := strings.CutPrefix(placeID, idPrefix)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", provider.ErrNotFound, placeID)
+	}
+	ref, b, err := w.parseToken(tok)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.call(ctx, "reviews"); err != nil {
+		return nil, err
+	}
+	day, err := w.day(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &b.places[ref.index]
+	if int(p.birth) > day {
+		return nil, fmt.Errorf("%w: %q is not open yet", provider.ErrNotFound, placeID)
+	}
+	n := p.reviews(day)
+	out := make([]provider.Review, 0, max(0, min(limit, n)))
+	for j := n - 1; j >= 0 && len(out) < limit; j-- {
+		out = append(out, w.review(b, ref.index, j))
+	}
+	return out, nil
+}
+
+// review is the place's j-th review.
+func (w *World) review(b *batch, i, j int) provider.Review {
+	p := &b.places[i]
+	k := b.placeKey(i)
+	r := k.str("review").int(int64(j)).rng()
+	l := langOf(b.s.country)
+	texts := reviewTexts[0]
+	if l != langFR {
+		texts = reviewTexts[1]
+	}
+	stars := int(clamp(math.Round(float64(p.quality)+0.9*r.normal()), 1, 5))
+	// The count steps to j+1 at this day (see skel.reviews); the review
+	// was written within the day before.
+	at := float64(p.reviewStart()) + (float64(j)+1-float64(p.phase))/float64(p.rate) - r.float()
+	when := w.opt.Epoch.Add(time.Duration(at * float64(24*time.Hour))).Truncate(time.Second)
+	sur := pick(&r, surnames[l])
+	return provider.Review{
+		Author: pick(&r, firstNames[l]) + " " + firstLetter(sur) + ".",
+		Rating: float64(stars),
+		Text:   pick(&r, texts[stars]),
+		Time:   when.UTC().Format(time.RFC3339),
+	}
+}
+
+func firstLetter(s string) string {
+	for _, r := range s {
+		return string(r)
+	}
+	return ""
+}

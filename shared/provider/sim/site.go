@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/provider"
+)
+
+// Shares of the fixture websites' features, drawn per site.
+const (
+	siteRefused  = 0.03 // connection refused on every request
+	siteBroken   = 0.02 // 500 on every page
+	siteGmail    = 0.20 // a gmail address instead of contact@ its domain
+	siteNoEmail  = 0.05 // no address at all
+	siteNoRobots = 0.03 // robots.txt disallows everything
+	// A listing without phone gets one on its site this often: what
+	// enrichment finds that the map lacks.
+	siteExtraPhone = 0.5
+)
+
+// The site's technologies, as a fingerprinting module would see them.
+const (
+	techWordPress = "WordPress"
+	techWix       = "Wix"
+	techShopify   = "Shopify"
+	techGA        = "Google Analytics"
+	techGTM       = "Google Tag Manager"
+	techPixel     = "Facebook Pixel"
+)
+
+// site is a place's generated website.
+type site struct {
+	host    string
+	fr      bool
+	place   provider.Place
+	town    string
+	phone   string
+	email   string
+	social  []string
+	tech    []string
+	gaID    string
+	gtmID   string
+	year    int
+	legal   *legalInfo
+	robots  string
+	refused bool
+	broken  bool
+}
+
+// legalInfo is the publisher of a French site (mentions légales).
+type legalInfo struct {
+	company, form, capital, siren, siret, vat, director string
+	spacedSiret                                         bool
+}
+
+// site builds the website of the batch's i-th place on day d.
+func (w *World) site(b *batch, i int, c *category, d int) site {
+	p := w.place(b, i, c, d)
+	k := b.placeKey(i).str("site")
+	r := k.rng()
+	host := strings.TrimSuffix(strings.TrimPrefix(p.Website, "https://"), "/")
+	s := site{host: host, fr: langOf(b.s.country) == langFR, place: p, town: w.town(b.s), phone: p.Phone,
+		year: w.Date(d).Year()}
+	dead := r.float()
+	s.refused, s.broken = dead < siteRefused, dead >= siteRefused && dead < siteRefused+siteBroken
+	if s.phone == "" && r.chance(siteExtraPhone) {
+		s.phone = nationalPhone(&r, b.s, r.chance(phoneMobile))
+	}
+	switch u := r.float(); {
+	case u < siteNoEmail:
+	case u < siteNoEmail+siteGmail:
+		s.email = strings.ReplaceAll(slug(p.Name, 24), "-", "") + fmt.Sprintf("%02d", r.intn(100)) + "@gmail.com"
+	default:
+		s.email = "contact@" + host
+	}
+	s.social = socialLinks(&r, slug(p.Name, 30))
+	s.tech, s.gaID = technologies(&r)
+	s.gtmID = "GTM-" + strings.ToUpper(lowerBase32.EncodeToString([]byte{byte(r.next()), byte(r.next()), byte(r.next()), byte(r.next())})[:7])
+	if b.s.country == "FRA" {
+		s.legal = legalOf(&r, p.Name, c)
+	}
+	s.robots = robotsTxt(&r, host, s.tech)
+	return s
+}
+
+// socialLinks draws the site's social profiles.
+func socialLinks(r *rng, handle string) []string {
+	var out []string
+	if r.chance(0.45) {
+		out = append(out, "https://www.facebook.com/"+handle)
+	}
+	if r.chance(0.35) {
+		out = append(out, "https://www.instagram.com/"+strings.ReplaceAll(handle, "-", "_")+"/")
+	}
+	if r.chance(0.20) {
+		out = append(out, "https://www.linkedin.com/company/"+handle)
+	}
+	return out
+}
+
+// technologies draws the site's builder and trackers, and its Google
+// Analytics measurement id.
+func technologies(r *rng) ([]string, string) {
+	var tech []string
+	switch u := r.float(); {
+	case u < 0.35:
+		tech = append(tech, techWordPress)
+	case u < 0.45:
+		tech = append(tech, techWix)
+	case u < 0.50:
+		tech = append(tech, techShopify)
+	}
+	ga := ""
+	if r.chance(0.4) {
+		tech = append(tech, techGA)
+		ga = fmt.Sprintf("G-%s", strings.ToUpper(lowerBase32.EncodeToString([]byte{byte(r.next()), byte(r.next()), byte(r.next()), byte(r.next()), byte(r.next()), byte(r.next())})[:10]))
+	}
+	if r.chance(0.15) {
+		tech = append(tech, techGTM)
+	}
+	if r.chance(0.10) {
+		tech = append(tech, techPixel)
+	}
+	return tech, ga
+}
+
+// legalOf draws the publisher of a French site: its legal form and name,
+// capital, SIREN (9 digits, Luhn-valid), SIRET (the SIREN and a 5-digit
+// establishment number, Luhn-valid over 14 digits) and VAT number.
+func legalOf(r *rng, name string, c *category) *legalInfo {
+	form := pick(r, c.legal)
+	siren := luhnComplete(fmt.Sprintf("%08d", r.intn(1e8)))
+	for siren[0] == '0' {
+		siren = luhnComplete(fmt.Sprintf("%08d", r.intn(1e8)))
+	}
+	siret := luhnComplete(siren + fmt.Sprintf("%04d", 1+r.intn(60)))
+	l := &legalInfo{form: form, siren: siren, siret: siret, spacedSiret: r.chance(0.5),
+		vat: fmt.Sprintf("FR%02d%s", (12+3*(atoi(siren)%97))%97, siren)}
+	l.company = strings.ToUpper(name)
+	if r.chance(0.3) {
+		l.company = strings.ToUpper(pick(r, surnames[langFR])) + " " + pick(r, []string{"ET FILS", "DÉVELOPPEMENT", "HOLDING", "ET ASSOCIÉS"})
+	}
+	if form != "EI" {
+		l.capital = pick(r, []string{"1 000 €", "5 000 €", "7 622,45 €", "10 000 €", "15 000 €", "50 000 €", "100 €"})
+	}
+	l.director = pick(r, firstNames[langFR]) + " " + pick(r, surnames[langFR])
+	return l
+}
+
+// luhnComplete appends the digit that makes s pass the Luhn check.
+func luhnComplete(s string) string {
+	for d := byte('0'); d <= '9'; d++ {
+		if luhnValid(s + string(d)) {
+			return s + string(d)
+		}
+	}
+	panic("unreachable: some digit completes every Luhn sum")
+}
+
+// luhnValid is the Luhn check of SIREN and SIRET numbers.
+func luhnValid(s string) bool {
+	sum := 0
+	for i := range len(s) {
+		c := s[len(s)-1-i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		d := int(c - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return len(s) > 0 && sum%10 == 0
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func robotsTxt(r *rng, host string, tech []string) string {
+	if r.chance(siteNoRobots) {
+		return "User-agent: *\nDisallow: /\n"
+	}
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	if len(tech) > 0 && tech[0] == techWordPress {
+		b.WriteString("Disallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n")
+	} else {
+		b.WriteString("Disallow:\n")
+	}
+	b.WriteString("\nSitemap: https://" + host + "/sitemap.xml\n")
+	return b.String()
+}
+
+// pages are the site's paths.
+func (s *site) pages() []string {
+	ps := []string{"/", "/contact"}
+	if s.legal != nil {
+		ps = append(ps, "/mentions-legales")
+	}
+	return ps
+}
+
+// t picks the French or English text.
+func (s *site) t(fr, en string) string {
+	if s.fr {
+		return fr
+	}
+	return en
+}
+
+func (s *site) has(tech string) bool {
+	for _, t := range s.tech {
+		if t == tech {
+			return true
+		}
+	}
+	return false
+}
+
+// page renders one of the site's HTML pages around its main content.
+func (s *site) page(title, main string) string {
+	e := html.EscapeString
+	var b strings.Builder
+	lang := s.t("fr", "en")
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=%q>\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", lang, e(title))
+	fmt.Fprintf(&b, "<meta name=\"description\" content=\"%s\">\n", e(s.place.Name+" – "+s.place.Address))
+	s.head(&b)
+	b.WriteString("</head>\n<body>\n<header>\n")
+	fmt.Fprintf(&b, "<h1>%s</h1>\n<nav><a href=\"/\">%s</a> | <a href=\"/contact\">Contact</a>", e(s.place.Name), s.t("Accueil", "Home"))
+	if s.legal != nil {
+		b.WriteString(" | <a href=\"/mentions-legales\">Mentions légales</a>")
+	}
+	b.WriteString("</nav>\n</header>\n<main>\n")
+	b.WriteString(main)
+	b.WriteString("</main>\n<footer>\n")
+	for _, u := range s.social {
+		fmt.Fprintf(&b, "<a href=\"%s\" rel=\"noopener\">%s</a>\n", e(u), e(socialName(u)))
+	}
+	fmt.Fprintf(&b, "<p>© %d %s</p>\n", s.year, e(s.place.Name))
+	b.WriteString("</footer>\n")
+	if s.has(techShopify) {
+		b.WriteString("<script>window.Shopify = window.Shopify || {}; Shopify.shop = \"" + e(s.host) + "\";</script>\n")
+	}
+	b.WriteString("</body>\n</html>\n")
+	return b.String()
+}
+
+// head writes the fingerprints of the site's technologies.
+func (s *site) head(b *strings.Builder) {
+	if s.has(techWordPress) {
+		b.WriteString("<meta name=\"generator\" content=\"WordPress 6.5.2\">\n")
+		b.WriteString("<link rel=\"stylesheet\" href=\"/wp-content/themes/astra/style.css?ver=4.6.1\">\n")
+		b.WriteString("<script src=\"/wp-includes/js/jquery/jquery.min.js?ver=3.7.1\"></script>\n")
+	}
+	if s.has(techWix) {
+		b.WriteString("<meta name=\"generator\" content=\"Wix.com Website Builder\">\n")
+		b.WriteString("<link rel=\"preconnect\" href=\"https://static.parastorage.com\">\n")
+	}
+	if s.has(techShopify) {
+		b.WriteString("<link rel=\"stylesheet\" href=\"https://cdn.shopify.com/s/files/1/0000/0001/t/1/assets/theme.css\">\n")
+	}
+	if s.has(techGA) {
+		fmt.Fprintf(b, "<script async src=\"https://www.googletagmanager.com/gtag/js?id=%s\"></script>\n", s.gaID)
+		fmt.Fprintf(b, "<script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);} gtag('js', new Date()); gtag('config', '%s');</script>\n", s.gaID)
+	}
+	if s.has(techGTM) {
+		b.WriteString("<script>(function(w,d,s,l,i){w[l]=w[l]||[];w[l].push({'gtm.start':new Date().getTime(),event:'gtm.js'});})(window,document,'script','dataLayer','" + s.gtmID + "');</script>\n")
+	}
+	if s.has(techPixel) {
+		b.WriteString("<script>!function(f,b,e,v,n,t,s){}(window, document,'script','https://connect.facebook.net/en_US/fbevents.js'); fbq('init', '1234567890'); fbq('track', 'PageView');</script>\n")
+	}
+}
+
+func socialName(u string) string {
+	switch {
+	case strings.Contains(u, "facebook.com"):
+		return "Facebook"
+	case strings.Contains(u, "instagram.com"):
+		return "Instagram"
+	}
+	return "LinkedIn"
+}
+
+// contactBlock is the address, phone and email, as both pages show them.
+func (s *site) contactBlock() string {
+	e := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, "<address>\n%s<br>\n", e(s.place.Address))
+	if s.phone != "" {
+		fmt.Fprintf(&b, "%s <a href=\"tel:%s\">%s</a><br>\n", s.t("Tél. :", "Phone:"), strings.ReplaceAll(s.phone, " ", ""), e(s.phone))
+	}
+	if s.email != "" {
+		fmt.Fprintf(&b, "%s <a href=\"mailto:%s\">%s</a>\n", s.t("E-mail :", "Email:"), e(s.email), e(s.email))
+	}
+	b.WriteString("</address>\n")
+	return b.String()
+}
+
+func (s *site) home() string {
+	e := html.EscapeString
+	what := s.place.Name
+	if s.place.Category != "" {
+		what += ", " + strings.ToLower(s.place.Category)
+	}
+	main := fmt.Sprintf("<p>%s %s %s %s.</p>\n", s.t("Bienvenue chez", "Welcome to"), e(what), s.t("à", "in"), e(s.town)) +
+		s.contactBlock() +
+		fmt.Sprintf("<p><a href=\"/contact\">%s</a></p>\n", s.t("Nous contacter", "Contact us"))
+	return s.page(s.place.Name, main)
+}
+
+func (s *site) contact() string {
+	main := "<h2>Contact</h2>\n" + s.contactBlock() +
+		fmt.Sprintf("<p>%s</p>\n", s.t("Ouvert du mardi au samedi, de 9 h à 19 h.", "Open Tuesday to Saturday, 9am to 7pm.")) +
+		"<form method=\"post\" action=\"/contact\">\n<input type=\"text\" name=\"name\">\n<input type=\"email\" name=\"email\">\n<textarea name=\"message\"></textarea>\n<button type=\"submit\">" + s.t("Envoyer", "Send") + "</button>\n</form>\n"
+	return s.page("Contact – "+s.place.Name, main)
+}
+
+func (s *site) legalPage() string {
+	e := html.EscapeString
+	l := s.legal
+	siret := l.siret
+	if l.spacedSiret {
+		siret = l.siret[:3] + " " + l.siret[3:6] + " " + l.siret[6:9] + " " + l.siret[9:]
+	}
+	var b strings.Builder
+	b.WriteString("<h2>Mentions légales</h2>\n<h3>Éditeur du site</h3>\n")
+	fmt.Fprintf(&b, "<p>Le site %s est édité par %s, %s", e(s.host), e(l.company), e(l.form))
+	if l.capital != "" {
+		fmt.Fprintf(&b, " au capital de %s", e(l.capital))
+	}
+	fmt.Fprintf(&b, ", immatriculée au RCS de %s sous le numéro %s.</p>\n", e(s.town), l.siren[:3]+" "+l.siren[3:6]+" "+l.siren[6:])
+	fmt.Fprintf(&b, "<p>SIREN : %s<br>\nSIRET : %s<br>\nN° TVA intracommunautaire : %s</p>\n", l.siren, siret, l.vat)
+	fmt.Fprintf(&b, "<p>Siège social : %s</p>\n", e(s.place.Address))
+	fmt.Fprintf(&b, "<p>Directeur de la publication : %s</p>\n", e(l.director))
+	b.WriteString("<h3>Hébergement</h3>\n<p>Sim Hébergement SAS, 1 rue de l'Exemple, 75000 Paris (site simulé).</p>\n")
+	return s.page("Mentions légales – "+s.place.Name, b.String())
+}
+
+func (s *site) sitemap() string {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n")
+	for _, p := range s.pages() {
+		fmt.Fprintf(&b, "<url><loc>https://%s%s</loc></url>\n", s.host, p)
+	}
+	b.WriteString("</urlset>\n")
+	return b.String()
+}
+
+func (s *site) notFound() string {
+	return s.page(s.t("Page introuvable", "Page not found"), "<p>"+s.t("Cette page n'existe pas.", "This page does not exist.")+"</p>\n")
+}
