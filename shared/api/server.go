@@ -21,6 +21,7 @@ import (
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
+	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/scrape"
 )
 
@@ -38,8 +39,11 @@ type Deps struct {
 	Scrape   *scrape.Service
 	Jobs     *jobs.Service
 	Events   *events.Service
-	Log      *slog.Logger
-	BaseURL  string
+	// SimDays is the simulated world's day store; nil with a real map
+	// provider.
+	SimDays *sim.Days
+	Log     *slog.Logger
+	BaseURL string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty
 	// means the connection's remote address is the client.
 	TrustedProxies []netip.Prefix

@@ -20,6 +20,7 @@ import (
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
@@ -89,8 +90,12 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	js := jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: "sim",
 	})
+	var days *sim.Days
+	if cfg.MapProvider == "sim" {
+		days = sim.NewDays(ad.DB, accounts.Table, ad.Now)
+	}
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Server: srv}
 }
