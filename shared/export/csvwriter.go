@@ -1,0 +1,168 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// bom is the UTF-8 byte order mark. Excel needs it to read a CSV as UTF-8
+// rather than the system's code page (accents in names and addresses).
+const bom = "\uFEFF"
+
+// Delimiter is the stored CSV's cell separator (spec: "CSV is UTF-8 with BOM
+// and ; separator"): what Excel expects in French locales, where ',' is the
+// decimal mark.
+const Delimiter = ';'
+
+// csvBufferSize batches rows into large writes: a file or a multipart upload
+// behind the writer then sees few, big writes.
+const csvBufferSize = 64 << 10
+
+// CSVWriter writes a job's output CSV: BOM, ';', CRLF, RFC 4180 quoting and
+// formula-injection neutralisation. Rows are encoded here rather than by
+// encoding/csv: the same rules at about three times its speed (see
+// BenchmarkCSVExport), and a CSV export is the hot loop of a finalizer.
+type CSVWriter struct {
+	bw    *bufio.Writer
+	width int
+}
+
+// NewCSV writes the BOM and the header to w and returns the writer of the
+// rows. The header needs at least one column; every row must have as many.
+func NewCSV(w io.Writer, header []string) (*CSVWriter, error) {
+	if len(header) == 0 {
+		return nil, fmt.Errorf("export: CSV header has no column: %w", ErrNoHeader)
+	}
+	c := &CSVWriter{bw: bufio.NewWriterSize(w, csvBufferSize), width: len(header)}
+	if _, err := c.bw.WriteString(bom); err != nil {
+		return nil, fmt.Errorf("export: write CSV: %w", err)
+	}
+	if err := c.Write(header); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Write encodes one row. It is buffered: call Flush at the end.
+func (c *CSVWriter) Write(row []string) error {
+	if len(row) != c.width {
+		return fmt.Errorf("export: row of %d cells, header of %d: %w", len(row), c.width, ErrRowWidth)
+	}
+	// Encoding into bufio's own free space saves a copy of every row.
+	if _, err := c.bw.Write(appendCSVRow(c.bw.AvailableBuffer(), row)); err != nil {
+		return fmt.Errorf("export: write CSV: %w", err)
+	}
+	return nil
+}
+
+// Flush writes the buffered rows to the underlying writer.
+func (c *CSVWriter) Flush() error {
+	if err := c.bw.Flush(); err != nil {
+		return fmt.Errorf("export: write CSV: %w", err)
+	}
+	return nil
+}
+
+// appendCSVRow appends row, ';'-separated and CRLF-terminated, to buf.
+//
+// Most rows need no quotes, so the row is first appended as it is and the
+// result checked in one go: as many separators as cell boundaries and no
+// quote or line break means no cell needed quoting. The checks run over the
+// whole line with the runtime's vectorised byte search; a cell-by-cell scan
+// was three quarters of the writer's time. A row that fails the check is
+// encoded again cell by cell.
+func appendCSVRow(buf []byte, row []string) []byte {
+	if len(row) == 1 && row[0] == "" {
+		// A lone empty cell would be an empty line, which readers skip.
+		return append(buf, '"', '"', '\r', '\n')
+	}
+	start := len(buf)
+	for i, cell := range row {
+		if i > 0 {
+			buf = append(buf, Delimiter)
+		}
+		if needsNeutralising(cell) {
+			buf = append(buf, '\'')
+		}
+		buf = append(buf, cell...)
+	}
+	if line := buf[start:]; bytes.Count(line, []byte{Delimiter}) != len(row)-1 ||
+		bytes.IndexByte(line, '"') >= 0 || bytes.IndexByte(line, '\n') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
+		buf = buf[:start]
+		for i, cell := range row {
+			if i > 0 {
+				buf = append(buf, Delimiter)
+			}
+			buf = appendCSVCell(buf, cell)
+		}
+	}
+	return append(buf, '\r', '\n')
+}
+
+// appendCSVCell appends one neutralised cell, quoted when RFC 4180 needs it.
+func appendCSVCell(buf []byte, cell string) []byte {
+	prefix := needsNeutralising(cell)
+	if !needsQuotes(cell) {
+		if prefix {
+			buf = append(buf, '\'')
+		}
+		return append(buf, cell...)
+	}
+	buf = append(buf, '"')
+	if prefix {
+		buf = append(buf, '\'')
+	}
+	for {
+		i := strings.IndexByte(cell, '"')
+		if i < 0 {
+			break
+		}
+		buf = append(buf, cell[:i+1]...)
+		buf = append(buf, '"')
+		cell = cell[i+1:]
+	}
+	buf = append(buf, cell...)
+	return append(buf, '"')
+}
+
+// needsQuotes tells whether cell holds a byte that forces quotes (RFC 4180
+// §2.6, with ';' as the separator).
+func needsQuotes(cell string) bool {
+	return strings.ContainsAny(cell, ";\"\r\n")
+}
+
+// needsNeutralising tells whether a spreadsheet could read cell as a formula
+// (OWASP CSV injection: cells starting with =, +, -, @, tab or CR).
+func needsNeutralising(cell string) bool {
+	if cell == "" {
+		return false
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return true
+	}
+	return false
+}
+
+// Neutralise returns cell as the stored CSV holds it: with a leading
+// apostrophe when a spreadsheet could take it for a formula.
+func Neutralise(cell string) string {
+	if needsNeutralising(cell) {
+		return "'" + cell
+	}
+	return cell
+}
+
+// Restore undoes Neutralise, for a module that needs a raw value (a phone
+// number to look up). It is exact for every cell written by CSVWriter except
+// one that already started with an apostrophe followed by one of the six
+// trigger characters, which no business field does.
+func Restore(cell string) string {
+	if len(cell) >= 2 && cell[0] == '\'' && needsNeutralising(cell[1:]) {
+		return cell[1:]
+	}
+	return cell
+}

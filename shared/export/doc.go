@@ -1,0 +1,47 @@
+// Package export writes a job's output CSV and derives the other download
+// formats from it (spec: "GET /api/jobs/{id}/download", "/items",
+// "/output-columns", "POST /api/jobs/parse-list"; DESIGN.md "Work
+// execution": CSV is the source of truth, JSON and XLSX are derived,
+// streamed, never the whole file in memory).
+//
+// Decisions the spec leaves open:
+//
+//   - The stored CSV is UTF-8 with a BOM, ';' between cells (the spec's
+//     Exports row) and CRLF at the end of each row: RFC 4180's line ending,
+//     and what Excel writes and reads best. A line break inside a cell is
+//     kept as it is, inside quotes; encoding/csv reads a CRLF there back as
+//     LF.
+//   - Every cell, header included, that starts with '=', '+', '-', '@', tab
+//     or carriage return gets a leading apostrophe (OWASP "CSV injection";
+//     the spec: "exports are sanitised against spreadsheet-formula
+//     injection"). That is the rule even where it shows: a phone number
+//     "+33 4 78 12 34 56" is stored as "'+33 4 78 12 34 56" and a negative
+//     number "-5" as "'-5". Because JSON, XLSX and the items pages are
+//     derived from the stored CSV, they carry the same values: every format
+//     shows the same cell. Restore undoes it for a module that needs the raw
+//     value (a phone number to look up).
+//   - JSON and items keep every cell a string, the empty cell included (""),
+//     never a number or null: CSV has no types, and guessing would break
+//     values that look like numbers but are not (phone numbers and postal
+//     codes with a leading zero, 14-digit SIRET numbers). Keys follow the
+//     header's order.
+//   - XLSX is written here with archive/zip, one sheet streamed row by row
+//     as inline strings (t="inlineStr"), all cells text for the same reason
+//     as JSON, a bold and frozen header row. excelize's StreamWriter was
+//     measured first (BenchmarkXLSXExcelize1M): its final save builds the
+//     whole zip in a bytes.Buffer (upstream qax-os/excelize#2357), so memory
+//     grows with the file: a 1,000,000-row export peaked at 246 MiB of heap
+//     and 307 MiB resident, over the 256 MiB budget, and it spooled 1.3 GB of
+//     sheet XML to the temporary directory (Lambda's default is 512 MB). The
+//     writer here peaks at 7 MiB of heap and 18 MiB resident for the same
+//     file, in a quarter of the time (BenchmarkXLSX1M). excelize stays a test
+//     dependency: the tests open every file written here with it.
+//   - Excel's limits: at most 1,048,576 rows (header included) and 32,767
+//     characters a cell. Beyond them ToXLSX truncates, finishes a valid file
+//     and returns a *TruncatedError (errors.Is ErrTruncated); the CSV and
+//     JSON keep everything.
+//   - Header names become unique keys (Keys): an unnamed column is
+//     "column_<n>" (n its 1-based position), a repeated name gets "_2",
+//     "_3"; so items, JSON objects and output columns never lose a column.
+//   - A cell is empty for output-columns when it holds only white space.
+package export

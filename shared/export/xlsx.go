@@ -1,0 +1,314 @@
+package export
+
+import (
+	"archive/zip"
+	"compress/flate"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Excel's limits (Microsoft's "Excel specifications and limits").
+const (
+	MaxXLSXRows      = 1_048_576 // rows of a sheet, header included
+	MaxXLSXCellChars = 32_767    // characters in a cell (UTF-16 code units)
+)
+
+// maxSheetBytes keeps the sheet part below 4 GiB uncompressed: beyond it a
+// zip entry needs zip64, which archive/zip writes in a form Excel refuses
+// (its local header keeps version 20). A row that would cross it is left
+// out like a row beyond Excel's last one.
+const maxSheetBytes = math.MaxUint32 - 1<<20
+
+// xlsxDeflateLevel is the compression level of the XLSX parts.
+const xlsxDeflateLevel = 2
+
+// sheetFlushBytes is the size of the XML batches handed to the compressor.
+const sheetFlushBytes = 64 << 10
+
+// ToXLSX converts a stored CSV into an XLSX workbook of one sheet, "Export",
+// with a bold, frozen header row and every cell a text cell. It streams: the
+// rows go one by one into the compressed sheet part of a zip written to w,
+// so memory stays at a row plus the compressor's window whatever the size.
+// When Excel's limits force it to leave something out it still writes a
+// complete, valid file and then returns a *TruncatedError.
+func ToXLSX(w io.Writer, r io.Reader) error {
+	return toXLSX(w, r, xlsxLimits{rows: MaxXLSXRows, cellChars: MaxXLSXCellChars, sheetBytes: maxSheetBytes})
+}
+
+// xlsxLimits are the limits a sheet is cut to; tests lower them.
+type xlsxLimits struct {
+	rows, cellChars int
+	sheetBytes      int64
+}
+
+func toXLSX(w io.Writer, r io.Reader, lim xlsxLimits) error {
+	cr, err := ReadCSV(r)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(w)
+	// Level 2: on a million-row sheet 4.8 s and 116 MiB, against 10.9 s and
+	// 102 MiB at the default level and 4.4 s and 131 MiB at level 1 (a
+	// download waits on both the CPU and the bytes).
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(out, xlsxDeflateLevel)
+	})
+	if err := writeStaticParts(zw); err != nil {
+		return err
+	}
+	trunc, err := writeSheet(zw, cr, lim)
+	if err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("export: write XLSX: %w", err)
+	}
+	if trunc.RowsDropped > 0 || trunc.CellsCut > 0 {
+		return trunc
+	}
+	return nil
+}
+
+// writeStaticParts writes the package parts that do not depend on the data.
+func writeStaticParts(zw *zip.Writer) error {
+	for _, p := range xlsxStaticParts() {
+		f, err := zw.Create(p.name)
+		if err != nil {
+			return fmt.Errorf("export: write XLSX: %w", err)
+		}
+		if _, err := io.WriteString(f, p.body); err != nil {
+			return fmt.Errorf("export: write XLSX: %w", err)
+		}
+	}
+	return nil
+}
+
+// sheetWriter streams xl/worksheets/sheet1.xml.
+type sheetWriter struct {
+	out     io.Writer
+	buf     []byte
+	cols    [][]byte // column letters: "A", "B", ...
+	row     int      // rows written, header included
+	written int64    // bytes of XML handed to out
+	lim     xlsxLimits
+	trunc   TruncatedError
+}
+
+// writeSheet writes the sheet part: header, then every row of cr that fits.
+func writeSheet(zw *zip.Writer, cr *Reader, lim xlsxLimits) (*TruncatedError, error) {
+	f, err := zw.Create("xl/worksheets/sheet1.xml")
+	if err != nil {
+		return nil, fmt.Errorf("export: write XLSX: %w", err)
+	}
+	header := cr.Header()
+	sw := &sheetWriter{out: f, cols: columnLetters(len(header)), buf: make([]byte, 0, 2*sheetFlushBytes), lim: lim}
+	sw.buf = append(sw.buf, sheetHead...)
+	sw.buf = strconv.AppendInt(append(sw.buf, `<cols><col min="1" max="`...), int64(len(header)), 10)
+	sw.buf = append(sw.buf, `" width="22" customWidth="1"/></cols><sheetData>`...)
+	sw.appendRow(header, ` s="1"`)
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := sw.add(row); err != nil {
+			return nil, err
+		}
+	}
+	sw.buf = append(sw.buf, `</sheetData></worksheet>`...)
+	if err := sw.flush(); err != nil {
+		return nil, err
+	}
+	return &sw.trunc, nil
+}
+
+// add appends one data row, or counts it as dropped when it does not fit.
+func (sw *sheetWriter) add(row []string) error {
+	if sw.row >= sw.lim.rows {
+		sw.trunc.RowsDropped++
+		return nil
+	}
+	mark := len(sw.buf)
+	sw.appendRow(row, "")
+	if sw.written+int64(len(sw.buf)) > sw.lim.sheetBytes {
+		sw.buf = sw.buf[:mark]
+		sw.row--
+		sw.lim.rows = sw.row // the sheet is full: later rows are dropped too
+		sw.trunc.RowsDropped++
+		return nil
+	}
+	if len(sw.buf) >= sheetFlushBytes {
+		return sw.flush()
+	}
+	return nil
+}
+
+// flush hands the buffered XML to the compressor.
+func (sw *sheetWriter) flush() error {
+	n, err := sw.out.Write(sw.buf)
+	sw.written += int64(n)
+	sw.buf = sw.buf[:0]
+	if err != nil {
+		return fmt.Errorf("export: write XLSX: %w", err)
+	}
+	return nil
+}
+
+// appendRow appends <row r="n"> with one inline-string cell per non-empty
+// value; style is the cells' s attribute ("" for the default style).
+func (sw *sheetWriter) appendRow(row []string, style string) {
+	sw.row++
+	num := strconv.AppendInt(nil, int64(sw.row), 10)
+	sw.buf = append(append(append(sw.buf, `<row r="`...), num...), `">`...)
+	for i, cell := range row {
+		if cell == "" {
+			continue // an absent cell is an empty one, and smaller
+		}
+		sw.buf = append(append(append(sw.buf, `<c r="`...), sw.cols[i]...), num...)
+		sw.buf = append(append(sw.buf, `" t="inlineStr"`...), style...)
+		sw.buf = append(sw.buf, "><is><t"...)
+		if needsSpacePreserve(cell) {
+			sw.buf = append(sw.buf, ` xml:space="preserve"`...)
+		}
+		sw.buf = append(sw.buf, '>')
+		var cut bool
+		sw.buf, cut = appendXMLText(sw.buf, cell, sw.lim.cellChars)
+		if cut {
+			sw.trunc.CellsCut++
+		}
+		sw.buf = append(sw.buf, "</t></is></c>"...)
+	}
+	sw.buf = append(sw.buf, "</row>"...)
+}
+
+// needsSpacePreserve tells whether cell starts or ends with white space,
+// which XML readers, Excel included, would otherwise drop.
+func needsSpacePreserve(cell string) bool {
+	isSpace := func(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+	return isSpace(cell[0]) || isSpace(cell[len(cell)-1])
+}
+
+// appendXMLText appends s escaped as XML character data, without the
+// characters XML 1.0 forbids (C0 controls other than tab, LF and CR,
+// U+FFFE, U+FFFF; invalid UTF-8 becomes U+FFFD), and cut after limit UTF-16
+// code units, Excel's unit. cut reports a cut.
+func appendXMLText(buf []byte, s string, limit int) (out []byte, cut bool) {
+	units := 0
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if !xmlAllowed(r) {
+			continue
+		}
+		n := 1
+		if r > 0xFFFF {
+			n = 2 // a surrogate pair in UTF-16
+		}
+		if units+n > limit {
+			return buf, true
+		}
+		units += n
+		buf = appendXMLRune(buf, r)
+	}
+	return buf, false
+}
+
+// xmlAllowed tells whether XML 1.0 allows r in character data (its Char
+// production).
+func xmlAllowed(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return true
+	case r < 0x20:
+		return false
+	case r == 0xFFFE || r == 0xFFFF:
+		return false
+	}
+	return true // DecodeRune never returns a surrogate
+}
+
+// appendXMLRune appends r, escaping what character data cannot hold raw. A
+// CR is written as a reference: a raw one would be read back as LF.
+func appendXMLRune(buf []byte, r rune) []byte {
+	switch r {
+	case '&':
+		return append(buf, "&amp;"...)
+	case '<':
+		return append(buf, "&lt;"...)
+	case '>':
+		return append(buf, "&gt;"...)
+	case '\r':
+		return append(buf, "&#13;"...)
+	}
+	if r < utf8.RuneSelf {
+		return append(buf, byte(r))
+	}
+	return utf8.AppendRune(buf, r)
+}
+
+// columnLetters returns Excel's column names A..Z, AA.. for n columns.
+func columnLetters(n int) [][]byte {
+	cols := make([][]byte, n)
+	for i := range cols {
+		var name []byte
+		for c := i + 1; c > 0; c = (c - 1) / 26 {
+			name = append([]byte{byte('A' + (c-1)%26)}, name...)
+		}
+		cols[i] = name
+	}
+	return cols
+}
+
+const xmlDecl = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+
+const nsMain = `http://schemas.openxmlformats.org/spreadsheetml/2006/main`
+
+const nsRel = `http://schemas.openxmlformats.org/officeDocument/2006/relationships`
+
+// sheetHead opens the worksheet with the header row frozen.
+const sheetHead = xmlDecl + `<worksheet xmlns="` + nsMain + `" xmlns:r="` + nsRel + `">` +
+	`<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>`
+
+// xlsxStaticParts are the minimal SpreadsheetML package around one sheet:
+// content types, the package and workbook relationships, the workbook, and
+// styles with a second cell format (index 1) in bold for the header.
+func xlsxStaticParts() []struct{ name, body string } {
+	return []struct{ name, body string }{
+		{"[Content_Types].xml", xmlDecl + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+			`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
+			`<Default Extension="xml" ContentType="application/xml"/>` +
+			`<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>` +
+			`<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>` +
+			`<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>` +
+			`</Types>`},
+		{"_rels/.rels", xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+			`<Relationship Id="rId1" Type="` + nsRel + `/officeDocument" Target="xl/workbook.xml"/>` +
+			`</Relationships>`},
+		{"xl/workbook.xml", xmlDecl + `<workbook xmlns="` + nsMain + `" xmlns:r="` + nsRel + `">` +
+			`<sheets><sheet name="Export" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+		{"xl/_rels/workbook.xml.rels", xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+			`<Relationship Id="rId1" Type="` + nsRel + `/worksheet" Target="worksheets/sheet1.xml"/>` +
+			`<Relationship Id="rId2" Type="` + nsRel + `/styles" Target="styles.xml"/>` +
+			`</Relationships>`},
+		{"xl/styles.xml", xmlDecl + `<styleSheet xmlns="` + nsMain + `">` +
+			`<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font>` +
+			`<font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>` +
+			`<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>` +
+			`<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
+			`<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>` +
+			`<cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
+			`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>` +
+			`<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>` +
+			`</styleSheet>`},
+	}
+}
