@@ -20,6 +20,7 @@ import (
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/ratelimit"
@@ -52,6 +53,9 @@ type App struct {
 	Keys     *keys.Service
 	Features *features.Service
 	Scrape   *scrape.Service
+	Jobs     *jobs.Service
+	// Provider is the map provider (built on first use).
+	Provider provider.Provider
 	Server   *api.Server
 }
 
@@ -88,14 +92,15 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Gazetteer: data.Load, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
 	})
 	js := jobs.New(jobs.Deps{
-		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: "sim",
+		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
 	})
 	var days *sim.Days
 	if cfg.MapProvider == "sim" {
 		days = sim.NewDays(ad.DB, accounts.Table, ad.Now)
 	}
+	prov := newProvider(cfg, sc, days)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
-	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Server: srv}
+	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Server: srv}
 }
