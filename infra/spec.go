@@ -136,6 +136,9 @@ func upperSnake(name string) string {
 // tableEnv is the variable carrying the physical name of a table.
 func tableEnv(schema string) string { return "SVC_TABLE_" + upperSnake(schema) }
 
+// queueEnv is the variable holding a queue's URL (onaws.EnvName's rule).
+func queueEnv(queue string) string { return "SVC_QUEUE_" + upperSnake(queue) + "_URL" }
+
 // pascal turns "api-auth" into "ApiAuth", for readable logical ids.
 func pascal(name string) string {
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/app/onaws"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/store"
 )
@@ -76,8 +77,13 @@ func TestEnvNames(t *testing.T) {
 		{"job-events", "SVC_TABLE_JOB_EVENTS"},
 		{"a.b", "SVC_TABLE_A_B"},
 	} {
-		if got := tableEnv(tt.schema); got != tt.want {
-			t.Errorf("tableEnv(%q) = %s, want %s", tt.schema, got, tt.want)
+		if got := tableEnv(tt.schema); got != tt.want || got != onaws.EnvName("TABLE", tt.schema) {
+			t.Errorf("tableEnv(%q) = %s, want %s (onaws: %s)", tt.schema, got, tt.want, onaws.EnvName("TABLE", tt.schema))
+		}
+	}
+	for _, q := range []string{"tasks", "tasks-dlq", "deliveries"} {
+		if got, want := queueEnv(q), onaws.EnvName("QUEUE", q); got != want {
+			t.Errorf("queueEnv(%q) = %s, onaws reads %s", q, got, want)
 		}
 	}
 }

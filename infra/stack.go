@@ -164,6 +164,12 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 	for _, t := range g.Tables {
 		env[tableEnv(t)] = s.Tables[t].TableName()
 	}
+	for _, q := range g.SendsTo {
+		env[queueEnv(q)] = s.Queues[q].QueueUrl()
+	}
+	if g.Files {
+		env["SVC_BUCKET"] = s.Bucket.BucketName()
+	}
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(g.Name)+"Logs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
 	})
@@ -181,10 +187,16 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 		LogGroup: logs,
 	})
 	s.Functions[g.Name] = fn
-	// Least privilege: the group's tables (items and indexes) and nothing
-	// else. The bucket and the queues are granted to no API group yet.
+	// Least privilege: the group's tables (items and indexes), the queues
+	// it sends to (send only) and the bucket when it uses files.
 	for _, t := range g.Tables {
 		s.Tables[t].GrantReadWriteData(fn)
+	}
+	for _, q := range g.SendsTo {
+		s.Queues[q].GrantSendMessages(fn)
+	}
+	if g.Files {
+		s.Bucket.GrantReadWrite(fn, nil)
 	}
 	if g.SendsMail {
 		// shared/mail/ses sends raw content with SES v2 SendEmail, which

@@ -396,7 +396,19 @@ func TestStack(t *testing.T) {
 						t.Errorf("%s = %v, want the physical name of table %s", tableEnv(tb), got, tb)
 					}
 				}
-				// Exactly these: no bucket or queue variable for API groups yet.
+				for _, q := range g.SendsTo {
+					want = append(want, queueEnv(q))
+					if got := env[queueEnv(q)]; !reflect.DeepEqual(got, map[string]any{"Ref": logicalID(s, s.Queues[q])}) {
+						t.Errorf("%s = %v, want the URL of queue %s", queueEnv(q), got, q)
+					}
+				}
+				if g.Files {
+					want = append(want, "SVC_BUCKET")
+					if got := env["SVC_BUCKET"]; !reflect.DeepEqual(got, map[string]any{"Ref": logicalID(s, s.Bucket)}) {
+						t.Errorf("SVC_BUCKET = %v, want the files bucket", got)
+					}
+				}
+				// Exactly these.
 				if got := slices.Sorted(maps.Keys(env)); !reflect.DeepEqual(got, sorted(want)) {
 					t.Errorf("environment %v, want %v", got, sorted(want))
 				}
@@ -519,8 +531,14 @@ func TestStack(t *testing.T) {
 				if len(mp) != 1 || !strings.Contains(fmt.Sprint(mp[0]), ":iam::aws:policy/service-role/AWSLambdaBasicExecutionRole") {
 					t.Errorf("managed policies %v, want AWSLambdaBasicExecutionRole only", mp)
 				}
-				var tables []string
+				var tables, queuesSent []string
 				var sesResources []any
+				bucketUsed := false
+				queueIDs := map[string]string{}
+				for name, q := range s.Queues {
+					queueIDs[logicalID(s, q)] = name
+				}
+				bucketID := logicalID(s, s.Bucket)
 				for _, pol := range ofType(tj, "AWS::IAM::Policy") {
 					if !slices.Contains(refs(props(pol)["Roles"]), roleID) {
 						continue
@@ -541,6 +559,22 @@ func TestStack(t *testing.T) {
 								}
 							case a == "ses:SendEmail" || a == "ses:SendRawEmail":
 								sesResources = append(sesResources, st["Resource"])
+							case a == "sqs:SendMessage" || a == "sqs:GetQueueAttributes" || a == "sqs:GetQueueUrl":
+								for _, id := range refs(st["Resource"]) {
+									if queueIDs[id] == "" {
+										t.Errorf("%s on %s, which is not a queue", a, id)
+									}
+									if a == "sqs:SendMessage" {
+										queuesSent = append(queuesSent, queueIDs[id])
+									}
+								}
+							case strings.HasPrefix(a, "s3:"):
+								for _, id := range refs(st["Resource"]) {
+									if id != bucketID {
+										t.Errorf("%s on %s, which is not the files bucket", a, id)
+									}
+								}
+								bucketUsed = true
 							default:
 								t.Errorf("unexpected action %s on %v", a, st["Resource"])
 							}
@@ -549,6 +583,12 @@ func TestStack(t *testing.T) {
 				}
 				if got, want := sorted(tables), sorted(g.Tables); !reflect.DeepEqual(got, want) {
 					t.Errorf("DynamoDB grants on %v, want exactly %v", got, want)
+				}
+				if got, want := sorted(queuesSent), sorted(g.SendsTo); !reflect.DeepEqual(got, want) {
+					t.Errorf("may send to queues %v, want exactly %v", got, want)
+				}
+				if bucketUsed != g.Files {
+					t.Errorf("bucket granted %v, group uses files %v", bucketUsed, g.Files)
 				}
 				if !g.SendsMail && len(sesResources) > 0 {
 					t.Errorf("group does not send mail but may: %v", sesResources)

@@ -23,6 +23,11 @@ type Group struct {
 	// Gazetteer: the group resolves zones, so its Lambda loads the
 	// gazetteer during init rather than on its first request.
 	Gazetteer bool
+	// SendsTo are the queues the group sends to (names of app.Queues()):
+	// job creation sends the job's start to the task queue.
+	SendsTo []string
+	// Files: the group reads and writes the file store (job outputs).
+	Files bool
 	// MemoryMB is the Lambda's memory when the default (256 MB) is not
 	// enough; Lambda gives CPU in proportion to memory.
 	MemoryMB int
@@ -43,7 +48,9 @@ func Groups() []Group {
 			// gazetteer at init (onaws), which no other group pays.
 			Name:      "api-jobs",
 			Prefixes:  []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries"},
-			Tables:    []string{"accounts", "limits", "jobs"},
+			Tables:    []string{"accounts", "limits", "jobs", "events"},
+			SendsTo:   []string{"tasks"},
+			Files:     true,
 			Gazetteer: true,
 			// Loading the gazetteer (13 MiB) and gridding a whole country
 			// are CPU-bound: 1,024 MB buys over half a vCPU, four times the
