@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Output columns: the fixed ones, then the identifiers, then the extra
+// columns the job asked for.
+var (
+	baseColumns  = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
+	identColumns = []string{"place_id", "query", "zone"}
+)
+
+// columns are the output's header for the job's extra columns.
+func columns(extra []string) []string {
+	cols := append(append([]string{}, baseColumns...), identColumns...)
+	for _, x := range []string{"gps", "departement", "region"} {
+		if !slices.Contains(extra, x) {
+			continue
+		}
+		if x == "gps" {
+			cols = append(cols, "latitude", "longitude")
+		} else {
+			cols = append(cols, x)
+		}
+	}
+	return cols
+}
+
+// cells is a row in the order of columns(extra).
+func cells(r *Row, aggregator bool, extra []string) []string {
+	rating := ""
+	if r.Rating > 0 {
+		rating = strconv.FormatFloat(r.Rating, 'f', -1, 64)
+	}
+	out := []string{
+		r.Name, r.Website, r.Phone, r.Address, rating, strconv.Itoa(r.Reviews), r.Category, r.MapsURL,
+		strconv.FormatBool(aggregator), r.PlaceID, r.Query, r.Zone,
+	}
+	if slices.Contains(extra, "gps") {
+		out = append(out, strconv.FormatFloat(r.Lat, 'f', -1, 64), strconv.FormatFloat(r.Lon, 'f', -1, 64))
+	}
+	if slices.Contains(extra, "departement") {
+		out = append(out, r.Department)
+	}
+	if slices.Contains(extra, "region") {
+		out = append(out, r.Region)
+	}
+	return out
+}
+
+// aggregatorBrands are directories, marketplaces, booking and delivery
+// platforms and social networks: a listing whose website is one of them
+// has no site of its own (the link is the business's page there). Matched
+// on the registrable name, whatever the country's domain
+// (tripadvisor.fr, booking.com, fr-fr.facebook.com).
+var aggregatorBrands = map[string]bool{
+	"pagesjaunes": true, "pagesblanches": true, "tripadvisor": true, "booking": true, "ubereats": true,
+	"deliveroo": true, "justeat": true, "just-eat": true, "doctolib": true, "facebook": true,
+	"instagram": true, "linkedin": true, "tiktok": true, "twitter": true, "youtube": true, "yelp": true,
+	"thefork": true, "lafourchette": true, "planity": true, "treatwell": true, "airbnb": true,
+	"expedia": true, "hotels": true, "trivago": true, "leboncoin": true, "mappy": true, "linktr": true,
+	"kompass": true, "societe": true, "annuaire-inverse": true, "118712": true, "118000": true,
+}
+
+// secondLevel are the labels under which a country registers names
+// (example.co.uk, example.com.br).
+var secondLevel = map[string]bool{"co": true, "com": true, "net": true, "org": true, "gouv": true, "ac": true}
+
+// aggregatorSite tells whether a website is an aggregator's page.
+func aggregatorSite(website string) bool {
+	w := strings.TrimSpace(website)
+	if w == "" {
+		return false
+	}
+	if !strings.Contains(w, "://") {
+		w = "https://" + w
+	}
+	u, err := url.Parse(w)
+	if err != nil {
+		return false
+	}
+	labels := strings.Split(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), ".")
+	if len(labels) < 2 {
+		return false
+	}
+	name := labels[len(labels)-2]
+	if secondLevel[name] && len(labels) >= 3 {
+		name = labels[len(labels)-3]
+	}
+	if name == "x" && labels[len(labels)-1] == "com" {
+		return true
+	}
+	return aggregatorBrands[name]
+}

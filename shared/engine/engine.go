@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/queue"
+	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Deps are what the engine acts on, and its tuning. Zero tuning fields take
+// the defaults below.
+type Deps struct {
+	DB        store.DB
+	Queue     queue.Queue
+	QueueName string // the tasks queue ("tasks")
+	Files     blob.Store
+	Provider  provider.Provider
+	Scrape    *scrape.Service
+	Now       func() time.Time
+	Log       *slog.Logger
+
+	// Workers is how many provider requests this process runs at once,
+	// over all the messages it handles (default pricing.Workers).
+	Workers int
+	// Handlers is how many messages Run handles at once (default twice
+	// Workers), more than Workers so that the bookkeeping of a task (its
+	// part, its transaction, its sends) overlaps the searches of others
+	// and the provider slots stay busy.
+	Handlers int
+	// Retries is how many times a search request failing with
+	// provider.ErrTransient is tried again (default 3; negative: never).
+	Retries int
+	// Backoff is the wait before retry n (1 for the first); default
+	// 250 ms doubling up to 8 s, with ±20% jitter.
+	Backoff func(n int) time.Duration
+	// Sleep waits d or until ctx ends; default a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Visibility is how long a message Run receives stays hidden; it is
+	// renewed every third of it while the message is handled (default 5
+	// minutes, the tasks queue's).
+	Visibility time.Duration
+	// Wait is the long poll of a receive (default 20 s, SQS's longest).
+	Wait time.Duration
+	// RetryDelay is how long a message whose handling failed stays hidden
+	// before its next delivery (default 5 s doubling with the receive
+	// count, at most Visibility).
+	RetryDelay func(receiveCount int) time.Duration
+	// GiveUpAfter: a message whose handling fails on its GiveUpAfter-th
+	// delivery (or later) fails its job (default 4, below the tasks
+	// queue's MaxReceives of 5, so that the job fails before its message
+	// moves to the dead-letter queue). Handle never gives up: a Lambda
+	// passes the receive count to HandleDelivery.
+	GiveUpAfter int
+	// LogEvery: a progress line in the job's log every LogEvery root
+	// tasks (default 25).
+	LogEvery int
+	// MaxLogs: beyond this many lines in a job's log, progress and split
+	// lines are no longer written; start and end lines always are
+	// (default 300).
+	MaxLogs int
+	// PlanCache is how many jobs' plans are kept (default 32).
+	PlanCache int
+	// OnTerminal is told of every terminal transition the engine commits
+	// (done, failed), with the job as written, after the commit.
+	OnTerminal func(ctx context.Context, j *jobs.Job)
+}
+
+// Engine runs scrape jobs. It is safe for concurrent use.
+type Engine struct {
+	d     Deps
+	slots chan struct{} // provider requests in flight
+	plans *planCache
+}
+
+// New returns an engine over d.
+func New(d Deps) *Engine {
+	if d.QueueName == "" {
+		d.QueueName = "tasks"
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Workers <= 0 {
+		d.Workers = pricing.Workers
+	}
+	if d.Handlers <= 0 {
+		d.Handlers = 2 * d.Workers
+	}
+	if d.Retries == 0 {
+		d.Retries = 3
+	}
+	if d.Retries < 0 {
+		d.Retries = 0
+	}
+	if d.Backoff == nil {
+		d.Backoff = defaultBackoff
+	}
+	if d.Sleep == nil {
+		d.Sleep = sleep
+	}
+	if d.Visibility <= 0 {
+		d.Visibility = 5 * time.Minute
+	}
+	if d.Wait <= 0 {
+		d.Wait = 20 * time.Second
+	}
+	if d.RetryDelay == nil {
+		vis := d.Visibility
+		d.RetryDelay = func(n int) time.Duration {
+			return min(vis, 5*time.Second<<min(max(n-1, 0), 10))
+		}
+	}
+	if d.GiveUpAfter <= 0 {
+		d.GiveUpAfter = 4
+	}
+	if d.LogEvery <= 0 {
+		d.LogEvery = 25
+	}
+	if d.MaxLogs <= 0 {
+		d.MaxLogs = 300
+	}
+	if d.PlanCache <= 0 {
+		d.PlanCache = 32
+	}
+	return &Engine{d: d, slots: make(chan struct{}, d.Workers), plans: newPlanCache(d.PlanCache)}
+}
+
+func defaultBackoff(n int) time.Duration {
+	d := 250 * time.Millisecond << min(max(n-1, 0), 5)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Start has the job run: it sends its start message (cheap, called by job
+// creation). The start handler does the rest.
+func (e *Engine) Start(ctx context.Context, j *jobs.Job) error {
+	return e.send(ctx, message{Kind: kindStart, Job: j.ID})
+}
+
+// Handle handles one message of the tasks queue (a Lambda's SQS record):
+// nil when it is done with (the caller deletes it), an error to have it
+// delivered again.
+func (e *Engine) Handle(ctx context.Context, body []byte) error {
+	return e.HandleDelivery(ctx, body, 0)
+}
+
+// HandleDelivery is Handle with the message's receive count (1 on the
+// first delivery, 0 when unknown): a message that fails on its
+// GiveUpAfter-th delivery fails its job instead of being retried.
+func (e *Engine) HandleDelivery(ctx context.Context, body []byte, receiveCount int) error {
+	m, err := decode(body)
+	if err != nil {
+		e.d.Log.Error("engine: dropping an unreadable message", "err", err, "body", truncate(string(body), 200))
+		return nil
+	}
+	err = e.dispatch(ctx, m)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	var perm *permanentError
+	if errors.As(err, &perm) {
+		e.d.Log.Error("engine: job fails", "job", m.Job, "kind", m.Kind, "task", m.Task, "err", err)
+		return e.failJob(ctx, m.Job, perm.msg)
+	}
+	if receiveCount >= e.d.GiveUpAfter {
+		e.d.Log.Error("engine: giving up on a message", "job", m.Job, "kind", m.Kind, "task", m.Task,
+			"receives", receiveCount, "err", err)
+		return e.failJob(ctx, m.Job, giveUpMessage(m.Kind))
+	}
+	return err
+}
+
+func giveUpMessage(kind string) string {
+	if kind == kindFinalize {
+		return "The output could not be built; the job was stopped after several attempts."
+	}
+	return "An internal error kept the job from progressing; it was stopped after several attempts."
+}
+
+func (e *Engine) dispatch(ctx context.Context, m message) error {
+	switch m.Kind {
+	case kindStart:
+		return e.handleStart(ctx, m)
+	case kindTask:
+		return e.handleTask(ctx, m)
+	case kindFinalize:
+		return e.handleFinalize(ctx, m)
+	}
+	return nil // decode refuses other kinds
+}
+
+// permanentError is a failure no retry mends: the job fails with msg, the
+// message the user reads in error_message.
+type permanentError struct {
+	msg string
+	err error
+}
+
+func (p *permanentError) Error() string { return p.msg + ": " + p.err.Error() }
+func (p *permanentError) Unwrap() error { return p.err }
+
+func permanent(msg string, err error) error { return &permanentError{msg: msg, err: err} }
+
+// Run consumes the queue with Handlers goroutines until ctx ends, then
+// returns once every goroutine has: a message being handled when ctx ends
+// is abandoned (its work is safe to redo) and made visible again at once.
+// Each message stays hidden while it is handled (Visibility, renewed), is
+// deleted once handled, and on an error is logged and left for a later
+// delivery (after RetryDelay).
+func (e *Engine) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range e.d.Handlers {
+		wg.Go(func() { e.loop(ctx) })
+	}
+	wg.Wait()
+	return nil
+}
+
+func (e *Engine) loop(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		ds, err := e.d.Queue.Receive(ctx, e.d.QueueName, 1, e.d.Wait, e.d.Visibility)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			e.d.Log.Error("engine: receive", "err", err)
+			_ = e.d.Sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
+			continue
+		}
+		failures = 0
+		for _, d := range ds {
+			e.process(ctx, d)
+		}
+	}
+}
+
+// process handles one delivery with its visibility renewed, then deletes
+// it, or releases it for a later delivery.
+func (e *Engine) process(ctx context.Context, d queue.Delivery) {
+	hbCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { e.heartbeat(hbCtx, d.Receipt) })
+	err := e.HandleDelivery(ctx, d.Body, d.ReceiveCount)
+	stop()
+	wg.Wait()
+
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	switch {
+	case err == nil:
+		if derr := e.d.Queue.Delete(bg, e.d.QueueName, d.Receipt); derr != nil && !errors.Is(derr, queue.ErrReceiptExpired) {
+			e.d.Log.Warn("engine: delete a handled message", "id", d.ID, "err", derr)
+		}
+	case ctx.Err() != nil:
+		// Stopping: another worker may take it now.
+		_ = e.d.Queue.ChangeVisibility(bg, e.d.QueueName, d.Receipt, 0)
+	default:
+		e.d.Log.Warn("engine: message failed, will be retried", "id", d.ID, "receives", d.ReceiveCount, "err", err)
+		_ = e.d.Queue.ChangeVisibility(bg, e.d.QueueName, d.Receipt, e.d.RetryDelay(d.ReceiveCount))
+	}
+}
+
+// heartbeat keeps a delivery hidden while it is handled.
+func (e *Engine) heartbeat(ctx context.Context, receipt string) {
+	t := time.NewTicker(max(e.d.Visibility/3, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := e.d.Queue.ChangeVisibility(ctx, e.d.QueueName, receipt, e.d.Visibility); err != nil && ctx.Err() == nil {
+				e.d.Log.Warn("engine: extend a message's visibility", "err", err)
+			}
+		}
+	}
+}
+
+// failJob moves the job to failed (releasing its slot) and tells
+// OnTerminal; a job already terminal is left alone.
+func (e *Engine) failJob(ctx context.Context, id, msg string) error {
+	j, _, err := jobs.Load(ctx, e.d.DB, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if j.Status.Terminal() {
+		return nil
+	}
+	ops, err := jobs.FailOps(j, e.d.Now(), msg)
+	if err != nil {
+		return err
+	}
+	err = jobs.Transition(ctx, e.d.DB, 0, ops...)
+	if errors.Is(err, jobs.ErrTransition) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("fail job %s: %w", id, err)
+	}
+	e.plans.forget(id)
+	e.log(ctx, j, true, "Job failed: "+msg, "Échec du job : "+msg)
+	if e.d.OnTerminal != nil {
+		e.d.OnTerminal(ctx, j)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

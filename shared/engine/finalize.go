@@ -1,0 +1,310 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/jobs"
+)
+
+// SharedPhonePlaces is how many places of a job must list one number for
+// that number to flag them all as aggregator listings: a booking platform's
+// or a franchise's central line. Two places sharing a number are common
+// (a business listed twice, a shared practice) and not flagged.
+const SharedPhonePlaces = 3
+
+// handleFinalize merges the job's parts into its output and moves it
+// running → done. See the package comment.
+func (e *Engine) handleFinalize(ctx context.Context, m message) error {
+	j, jit, ok, err := e.load(ctx, m.Job)
+	if err != nil || !ok {
+		return err
+	}
+	if j.Status != jobs.Running {
+		return nil // done already, or cancelled, or failed
+	}
+	if open := jit.Int(attrOpenTasks); open != 0 {
+		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
+		return nil // the last task sends it again
+	}
+	recs, err := e.tasks(ctx, j.ID, "")
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
+	var parts []string
+	for _, r := range recs {
+		if r.State != stateDone {
+			return permanent("The job's task ledger is inconsistent", fmt.Errorf("task %s is %s with no task open", r.ID, r.State))
+		}
+		if r.Rows > 0 {
+			parts = append(parts, partKey(j.ID, r.ID))
+		}
+	}
+	out, err := e.merge(ctx, j, parts)
+	if err != nil {
+		return err
+	}
+
+	// Statistics of the searches, from the ledger.
+	j.QueryStats = map[string]jobs.QueryStat{}
+	for _, q := range j.Queries {
+		j.QueryStats[q] = jobs.QueryStat{}
+	}
+	for _, r := range recs {
+		for qi, kept := range r.Stats {
+			if qi < 0 || qi >= len(j.Queries) {
+				continue
+			}
+			st := j.QueryStats[j.Queries[qi]]
+			st.Tiles++
+			if kept > 0 {
+				st.WithResults++
+			}
+			j.QueryStats[j.Queries[qi]] = st
+		}
+	}
+	j.DeadQueries = []string{}
+	for _, q := range j.Queries {
+		if st := j.QueryStats[q]; st.Tiles > 0 && st.WithResults == 0 {
+			j.DeadQueries = append(j.DeadQueries, q)
+		}
+	}
+	j.Breakdown = jobs.Breakdown{ByQuery: out.byQuery, ByZone: out.byZone}
+	j.ResultsCount = out.rows
+	name := outputFilename(j)
+	j.OutputFilename = &name
+	j.DownloadAvailable = true
+
+	ops, err := jobs.DoneOps(j, e.d.Now(), nil)
+	if err != nil {
+		return err
+	}
+	err = jobs.Transition(ctx, e.d.DB, 0, ops...)
+	if errors.Is(err, jobs.ErrTransition) {
+		return nil // cancelled meanwhile, or another finalize won
+	}
+	if err != nil {
+		return fmt.Errorf("finish job %s: %w", j.ID, err)
+	}
+	e.plans.forget(j.ID)
+	e.log(ctx, j, true,
+		fmt.Sprintf("Done: %d results (%d duplicates, %d foreign numbers, %d over the per-number limit removed).",
+			out.rows, out.duplicates, out.foreign, out.perPhone),
+		fmt.Sprintf("Terminé : %d résultats (%d doublons, %d numéros étrangers, %d au-delà de la limite par numéro retirés).",
+			out.rows, out.duplicates, out.foreign, out.perPhone))
+	if e.d.OnTerminal != nil {
+		e.d.OnTerminal(ctx, j)
+	}
+	// The parts are in the output now. A finalize running concurrently
+	// fails on a missing part and leaves the output and the job alone.
+	if err := e.d.Files.DeletePrefix(ctx, partsPrefix(j.ID)); err != nil {
+		e.d.Log.Warn("engine: delete the parts of a done job", "job", j.ID, "err", err)
+	}
+	return nil
+}
+
+// merged is what the merge wrote.
+type merged struct {
+	rows, duplicates, foreign, perPhone int
+	byQuery, byZone                     map[string]int
+}
+
+// merge writes the output from the parts, in task order: the first row of
+// each place id, the phone filters, the aggregator flag. Two passes over
+// the parts: the first counts the places sharing each number (for the
+// flag), the second writes, streaming into the file store.
+func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged, error) {
+	shared := map[string]int{} // E.164 -> distinct places listing it
+	seen := map[string]struct{}{}
+	err := e.eachRow(ctx, parts, func(r *Row) error {
+		if _, dup := seen[r.PlaceID]; dup {
+			return nil
+		}
+		seen[r.PlaceID] = struct{}{}
+		if r.PhoneE164 != "" {
+			shared[r.PhoneE164]++
+		}
+		return nil
+	})
+	if err != nil {
+		return merged{}, err
+	}
+	clear(seen)
+
+	out := merged{byQuery: map[string]int{}, byZone: map[string]int{}}
+	for _, q := range j.Queries {
+		out.byQuery[q] = 0
+	}
+	if p, err := e.plan(j); err == nil {
+		for _, z := range p.Zones {
+			out.byZone[z.Label] = 0
+		}
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
+		pr.CloseWithError(err) // unblocks the writer when Put fails early
+		done <- err
+	}()
+	werr := func() error {
+		w, err := export.NewCSV(pw, columns(j.ExtraColumns))
+		if err != nil {
+			return err
+		}
+		perPhone := map[string]int{}
+		err = e.eachRow(ctx, parts, func(r *Row) error {
+			if _, dup := seen[r.PlaceID]; dup {
+				out.duplicates++
+				return nil
+			}
+			seen[r.PlaceID] = struct{}{}
+			if key := r.PhoneE164; key != "" {
+				if j.ExcludeForeignPhones && r.PhoneForeign {
+					out.foreign++
+					return nil
+				}
+				if j.MaxPerPhone > 0 && perPhone[key] >= j.MaxPerPhone {
+					out.perPhone++
+					return nil
+				}
+				perPhone[key]++
+			}
+			agg := aggregatorSite(r.Website) || (r.PhoneE164 != "" && shared[r.PhoneE164] >= SharedPhonePlaces)
+			out.rows++
+			out.byQuery[r.Query]++
+			out.byZone[r.Zone]++
+			return w.Write(cells(r, agg, j.ExtraColumns))
+		})
+		if err != nil {
+			return err
+		}
+		return w.Flush()
+	}()
+	pw.CloseWithError(werr)
+	perr := <-done
+	if werr != nil {
+		return merged{}, werr
+	}
+	if perr != nil {
+		return merged{}, fmt.Errorf("write the output of job %s: %w", j.ID, perr)
+	}
+	return out, nil
+}
+
+// readAhead is how many parts the merge reads ahead of the one it writes.
+const readAhead = 16
+
+// eachRow calls fn with every row of the parts, in order, reading up to
+// readAhead parts at once.
+func (e *Engine) eachRow(ctx context.Context, parts []string, fn func(*Row) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		b   []byte
+		err error
+	}
+	res := make([]chan result, len(parts))
+	for i := range res {
+		res[i] = make(chan result, 1)
+	}
+	tokens := make(chan struct{}, readAhead)
+	go func() {
+		for i, key := range parts {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				b, err := e.readPart(ctx, key)
+				res[i] <- result{b, err}
+			}()
+		}
+	}()
+	for i := range parts {
+		var r result
+		select {
+		case r = <-res[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-tokens
+		if r.err != nil {
+			return r.err
+		}
+		dec := json.NewDecoder(bytes.NewReader(r.b))
+		for {
+			var row Row
+			err := dec.Decode(&row)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return permanent("A part of the job's results is unreadable", fmt.Errorf("%s: %w", parts[i], err))
+			}
+			if err := fn(&row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) readPart(ctx context.Context, key string) ([]byte, error) {
+	rc, _, err := e.d.Files.Open(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, permanent("A part of the job's results is missing", fmt.Errorf("%s: %w", key, err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// outputFilename is <first query>_<first zone>_<id>.csv, slugged.
+func outputFilename(j *jobs.Job) string {
+	var q, z string
+	if len(j.Queries) > 0 {
+		q = slug(j.Queries[0])
+	}
+	if len(j.Zones) > 0 {
+		z = slug(j.Zones[0])
+	}
+	var parts []string
+	for _, s := range []string{q, z, j.ID} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "_") + ".csv"
+}
+
+// slug folds s to lower-case ASCII words joined by '-', at most 40 bytes.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range gazetteer.Normalize(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == ' ' && b.Len() > 0:
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 40 {
+		out = strings.TrimRight(out[:40], "-")
+	}
+	return out
+}

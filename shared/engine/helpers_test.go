@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/paulmach/orb/maptile"
+
+	"github.com/prospectdata/svc/shared/jobs"
+)
+
+func TestTaskIDs(t *testing.T) {
+	ids := []string{"r10", "r2.2", "r1", "r2.1.4", "r2", "r2.1", "r2.10", "r3", "r2.1.1"}
+	slices.SortFunc(ids, compareTaskIDs)
+	want := []string{"r1", "r2", "r2.1", "r2.1.1", "r2.1.4", "r2.2", "r2.10", "r3", "r10"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("order %q, want %q", ids, want)
+	}
+	for _, tt := range []struct {
+		id    string
+		ok    bool
+		depth int
+	}{
+		{"r1", true, 0}, {"r12.3", true, 1}, {"r1.2.3.4", true, 3},
+		{"", false, 0}, {"r", false, 0}, {"r0", false, 0}, {"r01", false, 0}, {"r1.", false, 0},
+		{"r1..2", false, 0}, {"x1", false, 0}, {"r-1", false, 0}, {"r1.a", false, 0},
+	} {
+		if _, ok := parseTaskID(tt.id); ok != tt.ok || ok && depth(tt.id) != tt.depth {
+			t.Errorf("%q: ok %v depth %d", tt.id, ok, depth(tt.id))
+		}
+	}
+	if rootID(0) != "r1" || childID("r3", 1) != "r3.2" {
+		t.Error("ids")
+	}
+}
+
+func TestDecode(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"kind":"start","job":"abc"}`, true},
+		{`{"kind":"finalize","job":"abc"}`, true},
+		{`{"kind":"task","job":"abc","task":"r1.2","tile":[14,8000,5000],"q":[0]}`, true},
+		{`{"kind":"task","job":"abc","task":"r1.2","tile":[14,16384,5000],"q":[0]}`, false},
+		{`{"kind":"task","job":"abc","task":"r1","q":[0]}`, false},
+		{`{"kind":"task","job":"abc","task":"r1","tile":[1,0,0]}`, false},
+		{`{"kind":"task","job":"abc","task":"1","tile":[1,0,0],"q":[0]}`, false},
+		{`{"kind":"other","job":"abc"}`, false},
+		{`{"kind":"start"}`, false},
+		{`not json`, false},
+	} {
+		if _, err := decode([]byte(tt.body)); (err == nil) != tt.ok {
+			t.Errorf("%s: %v", tt.body, err)
+		}
+	}
+	m, _ := decode([]byte(`{"kind":"task","job":"abc","task":"r1","tile":[14,8000,5000],"q":[0]}`))
+	if tl, ok := m.tile(); !ok || tl != maptile.New(8000, 5000, 14) {
+		t.Errorf("tile %v", tl)
+	}
+	if s := tileString(maptile.New(8000, 5000, 14)); s != "14/8000/5000" {
+		t.Error(s)
+	}
+	if a, ok := parseTileString("14/8000/5000"); !ok || *a != [3]int64{14, 8000, 5000} {
+		t.Error(a)
+	}
+}
+
+func TestClassifyPhone(t *testing.T) {
+	fr := newPhoneRules("FRA")
+	be := newPhoneRules("BEL")
+	for _, tt := range []struct {
+		rules   phoneRules
+		raw     string
+		key     string
+		foreign bool
+	}{
+		{fr, "04 72 10 30 30", "+33472103030", false},
+		{fr, "+33 4 72 10 30 30", "+33472103030", false},
+		{fr, "0033 4 72 10 30 30", "+33472103030", false},
+		{fr, "+32 2 555 12 34", "+3225551234", true},
+		{fr, "0032 2 555 12 34", "+3225551234", true},
+		{fr, "+262 262 12 34 56", "+262262123456", false}, // Réunion is France
+		{fr, "+41 22 123 45 67", "+41221234567", true},
+		{fr, "", "", false},
+		{fr, "n/a", "", false},
+		{fr, "12", "", false},
+		{be, "02 555 12 34", "+3225551234", false},
+		{be, "+33 4 72 10 30 30", "+33472103030", true},
+		{newPhoneRules("XXX"), "+33 4 72 10 30 30", "", false},
+	} {
+		got := tt.rules.classify(tt.raw)
+		if got.key != tt.key || got.foreign != tt.foreign {
+			t.Errorf("%s in %s: %+v", tt.raw, tt.rules.region, got)
+		}
+	}
+}
+
+func TestAggregatorSite(t *testing.T) {
+	for site, want := range map[string]bool{
+		"https://www.pagesjaunes.fr/pros/123":        true,
+		"https://fr.tripadvisor.be/Restaurant":       true,
+		"https://www.booking.com/hotel/fr/x.html":    true,
+		"https://www.booking.co.uk/hotel":            true,
+		"https://www.ubereats.com/fr/store/x":        true,
+		"https://deliveroo.fr/menu/lyon":             true,
+		"https://www.doctolib.fr/dentiste/lyon/x":    true,
+		"http://fr-fr.facebook.com/boulangerie":      true,
+		"instagram.com/boulangerie":                  true,
+		"https://x.com/boulangerie":                  true,
+		"https://boulangerie-durand.fr":              false,
+		"https://booking.restaurant-durand.fr/table": false,
+		"https://www.facebookfan.fr":                 false,
+		"":                                           false,
+		"not a url ::":                               false,
+	} {
+		if got := aggregatorSite(site); got != want {
+			t.Errorf("%q: %v", site, got)
+		}
+	}
+}
+
+func TestOutputFilename(t *testing.T) {
+	for _, tt := range []struct {
+		queries, zones []string
+		want           string
+	}{
+		{[]string{"Boulangerie artisanale", "x"}, []string{"Saint-Étienne"}, "boulangerie-artisanale_saint-etienne_abc.csv"},
+		{[]string{"Œufs & crème"}, []string{"Lyon 15km"}, "oeufs-creme_lyon-15km_abc.csv"},
+		{[]string{"東京"}, []string{"69"}, "69_abc.csv"},
+		{[]string{"a very long query that goes on and on and on forever and ever"}, []string{"x"},
+			"a-very-long-query-that-goes-on-and-on-an_x_abc.csv"},
+	} {
+		if got := outputFilename(&jobs.Job{ID: "abc", Queries: tt.queries, Zones: tt.zones}); got != tt.want {
+			t.Errorf("%q %q: %s", tt.queries, tt.zones, got)
+		}
+	}
+}
+
+func TestColumns(t *testing.T) {
+	if got := columns(nil); len(got) != 12 || got[8] != "aggregator_flag" || got[11] != "zone" {
+		t.Errorf("%q", got)
+	}
+	got := columns([]string{"region", "gps"})
+	if !slices.Equal(got[12:], []string{"latitude", "longitude", "region"}) {
+		t.Errorf("%q", got)
+	}
+	r := Row{Name: "A", Rating: 4.5, Reviews: 3, Lat: 45.1, Lon: 4.2, Region: "R", Department: "D"}
+	c := cells(&r, true, []string{"gps", "departement", "region"})
+	if !slices.Equal(c[4:6], []string{"4.5", "3"}) || c[8] != "true" || !slices.Equal(c[12:], []string{"45.1", "4.2", "D", "R"}) {
+		t.Errorf("%q", c)
+	}
+	if c := cells(&Row{}, false, nil); c[4] != "" || c[5] != "0" {
+		t.Errorf("no rating: %q", c)
+	}
+}

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/paulmach/orb/maptile"
+
+	"github.com/prospectdata/svc/shared/queue"
+)
+
+// Message kinds.
+const (
+	kindStart    = "start"
+	kindTask     = "task"
+	kindFinalize = "finalize"
+)
+
+// message is the body of a tasks-queue message, as JSON:
+//
+//	{"kind":"start","job":"<id>"}
+//	{"kind":"task","job":"<id>","task":"r3.2","tile":[z,x,y],"q":[0,2]}
+//	{"kind":"finalize","job":"<id>"}
+//
+// A task message carries its whole definition (tile and query indexes into
+// the job's queries), so that a worker needs no read to know its work.
+type message struct {
+	Kind    string    `json:"kind"`
+	Job     string    `json:"job"`
+	Task    string    `json:"task,omitempty"`
+	Tile    *[3]int64 `json:"tile,omitempty"`
+	Queries []int     `json:"q,omitempty"`
+}
+
+func decode(body []byte) (message, error) {
+	var m message
+	if err := json.Unmarshal(body, &m); err != nil {
+		return m, err
+	}
+	if m.Job == "" || len(m.Job) > 64 {
+		return m, errors.New("no job id")
+	}
+	switch m.Kind {
+	case kindStart, kindFinalize:
+		return m, nil
+	case kindTask:
+		if _, ok := parseTaskID(m.Task); !ok {
+			return m, fmt.Errorf("bad task id %q", m.Task)
+		}
+		if _, ok := m.tile(); !ok {
+			return m, fmt.Errorf("task %s: bad tile", m.Task)
+		}
+		if len(m.Queries) == 0 {
+			return m, fmt.Errorf("task %s: no queries", m.Task)
+		}
+		return m, nil
+	}
+	return m, fmt.Errorf("unknown kind %q", m.Kind)
+}
+
+// tile is the task's tile, if valid.
+func (m message) tile() (maptile.Tile, bool) {
+	if m.Tile == nil {
+		return maptile.Tile{}, false
+	}
+	z, x, y := m.Tile[0], m.Tile[1], m.Tile[2]
+	if z < 0 || z > 30 || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
+		return maptile.Tile{}, false
+	}
+	return maptile.New(uint32(x), uint32(y), maptile.Zoom(z)), true
+}
+
+func tileArray(t maptile.Tile) *[3]int64 { return &[3]int64{int64(t.Z), int64(t.X), int64(t.Y)} }
+
+func tileString(t maptile.Tile) string { return fmt.Sprintf("%d/%d/%d", t.Z, t.X, t.Y) }
+
+func parseTileString(s string) (*[3]int64, bool) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 {
+		return nil, false
+	}
+	var out [3]int64
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return &out, true
+}
+
+func taskMessage(job, task string, t maptile.Tile, qs []int) message {
+	return message{Kind: kindTask, Job: job, Task: task, Tile: tileArray(t), Queries: qs}
+}
+
+// rootID is the id of the n-th root task (0-based n): "r1", "r2", ...
+func rootID(n int) string { return "r" + strconv.Itoa(n+1) }
+
+// childID is the id of the n-th child (0-based) of a task: "r3.1", ...
+func childID(parent string, n int) string { return parent + "." + strconv.Itoa(n+1) }
+
+// parseTaskID reads "r<n>(.<n>)*" into its numbers, each at least 1.
+func parseTaskID(id string) ([]int, bool) {
+	rest, ok := strings.CutPrefix(id, "r")
+	if !ok || len(id) > 64 {
+		return nil, false
+	}
+	var out []int
+	for p := range strings.SplitSeq(rest, ".") {
+		if p == "" || p[0] == '0' || len(p) > 9 {
+			return nil, false
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// depth is how many splits below its base tile a task is: 0 for a root.
+func depth(task string) int { return strings.Count(task, ".") }
+
+// compareTaskIDs orders task ids as the finalizer merges their parts: a
+// task before its children, children in order, then the next root
+// ("r2" < "r2.1" < "r2.1.4" < "r2.2" < "r10").
+func compareTaskIDs(a, b string) int {
+	pa, _ := parseTaskID(a)
+	pb, _ := parseTaskID(b)
+	if c := slices.Compare(pa, pb); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+// sendConcurrency is how many batches of a large send are in flight.
+const sendConcurrency = 8
+
+// send enqueues messages in batches of queue.MaxBatch, several batches at
+// once.
+func (e *Engine) send(ctx context.Context, ms ...message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	bodies := make([]queue.Message, len(ms))
+	for i, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		bodies[i] = queue.Message{Body: b}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, sendConcurrency)
+	)
+	for batch := range slices.Chunk(bodies, queue.MaxBatch) {
+		slots <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if _, err := e.d.Queue.Send(ctx, e.d.QueueName, batch...); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("send %d messages: %w", len(batch), err)
+				}
+				mu.Unlock()
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
+}

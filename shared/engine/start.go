@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// load reads the job; ok is false when it no longer exists.
+func (e *Engine) load(ctx context.Context, id string) (*jobs.Job, store.Item, bool, error) {
+	j, it, err := jobs.Load(ctx, e.d.DB, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return j, it, true, nil
+}
+
+// handleStart moves the job pending → running with its count of open tasks
+// (its root tasks) and sends the root tasks. A start delivered again (the
+// job running already) sends again the root tasks not yet done; a task
+// sent twice is harmless.
+func (e *Engine) handleStart(ctx context.Context, m message) error {
+	j, it, ok, err := e.load(ctx, m.Job)
+	if err != nil || !ok {
+		return err
+	}
+	if j.Status.Terminal() {
+		return nil
+	}
+	p, err := e.plan(j)
+	if err != nil {
+		return err
+	}
+	tiles := p.Grid.Tiles()
+	resend := true
+	if j.Status == jobs.Pending {
+		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(tiles))))
+		if err != nil {
+			return err
+		}
+		err = jobs.Transition(ctx, e.d.DB, 0, op)
+		switch {
+		case errors.Is(err, jobs.ErrTransition):
+			// Started by another delivery meanwhile, or cancelled.
+			if j, it, ok, err = e.load(ctx, m.Job); err != nil || !ok || j.Status != jobs.Running {
+				return err
+			}
+		case err != nil:
+			return fmt.Errorf("start job %s: %w", j.ID, err)
+		default:
+			resend = false
+			it = store.Item{attrOpenTasks: int64(len(tiles))}
+			e.log(ctx, j, true,
+				fmt.Sprintf("Started: %d tiles × %d queries (%s mode).", len(tiles), len(j.Queries), j.ScrapMode),
+				fmt.Sprintf("Démarrage : %d tuiles × %d requêtes (mode %s).", len(tiles), len(j.Queries), j.ScrapMode))
+		}
+	}
+	if it.Int(attrOpenTasks) == 0 {
+		// Every task is done: the finalize message may have been lost.
+		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+	}
+	done := map[string]bool{}
+	if resend {
+		recs, err := e.tasks(ctx, j.ID, "")
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.State == stateDone && !strings.Contains(r.ID, ".") {
+				done[r.ID] = true
+			}
+		}
+	}
+	all := make([]int, len(j.Queries))
+	for i := range all {
+		all[i] = i
+	}
+	ms := make([]message, 0, len(tiles))
+	for n, t := range tiles {
+		if id := rootID(n); !done[id] {
+			ms = append(ms, taskMessage(j.ID, id, t, all))
+		}
+	}
+	return e.send(ctx, ms...)
+}

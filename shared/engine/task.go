@@ -1,0 +1,427 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/maptile"
+
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Row is one line of a part (JSON Lines) and, after the finalizer's
+// merge, one row of the output.
+type Row struct {
+	PlaceID    string  `json:"place_id"`
+	Name       string  `json:"name"`
+	Website    string  `json:"website,omitempty"`
+	Phone      string  `json:"phone,omitempty"`
+	Address    string  `json:"address,omitempty"`
+	Rating     float64 `json:"rating,omitempty"`
+	Reviews    int     `json:"reviews_count,omitempty"`
+	Category   string  `json:"category,omitempty"`
+	MapsURL    string  `json:"maps_url,omitempty"`
+	Query      string  `json:"query"`
+	Zone       string  `json:"zone"`
+	Lat        float64 `json:"lat"`
+	Lon        float64 `json:"lon"`
+	Department string  `json:"departement,omitempty"`
+	Region     string  `json:"region,omitempty"`
+	// PhoneE164 is Phone normalised against the job's country ("" when
+	// it is not a usable number), PhoneForeign whether it carries
+	// another country's calling code: the worker classifies numbers, so
+	// that the finalizer parses none.
+	PhoneE164    string `json:"phone_e164,omitempty"`
+	PhoneForeign bool   `json:"phone_foreign,omitempty"`
+}
+
+func partKey(job, task string) string { return partsPrefix(job) + task + ".jsonl" }
+
+func partsPrefix(job string) string { return "jobs/" + job + "/parts/" }
+
+// OutputKey is the file of a job's merged output.
+func OutputKey(job string) string { return "jobs/" + job + "/output.csv" }
+
+// unitResult is what one unit's search gave.
+type unitResult struct {
+	places    []provider.Place
+	attempts  int
+	failed    bool // a request failed for good: error_count
+	saturated bool // the search listed the provider's cap
+}
+
+// taskResult is a task's work before its transaction.
+type taskResult struct {
+	rows     []Row
+	counted  int // rows found by a unit that did not split (results_count)
+	attempts int
+	errors   int
+	flagged  int
+	stats    map[int]int // per query index: places kept in a zone
+	split    []int       // query indexes whose search saturated below max depth
+	skipped  bool        // closed by stop_at without searching
+}
+
+// handleTask does one task: see the package comment.
+func (e *Engine) handleTask(ctx context.Context, m message) error {
+	j, jit, ok, err := e.load(ctx, m.Job)
+	if err != nil || !ok {
+		return err
+	}
+	if j.Status.Terminal() {
+		return nil
+	}
+	if j.Status != jobs.Running {
+		return fmt.Errorf("task %s of job %s: job is %s", m.Task, j.ID, j.Status)
+	}
+	tk := taskKey(j.ID, m.Task)
+	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
+	switch {
+	case err == nil && tit.String("state") == stateDone:
+		return e.resendAfter(ctx, j, jit, m.Task)
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+
+	p, err := e.plan(j)
+	if err != nil {
+		return err
+	}
+	tile, _ := m.tile()
+	mode := p.Settings.Mode
+	d := depth(m.Task)
+	for _, q := range m.Queries {
+		if q < 0 || q >= len(p.Settings.Queries) {
+			e.d.Log.Error("engine: dropping a task with a bad query index", "job", j.ID, "task", m.Task, "q", q)
+			return nil
+		}
+	}
+	if d > mode.MaxDepth() {
+		e.d.Log.Error("engine: dropping a task deeper than its mode", "job", j.ID, "task", m.Task)
+		return nil
+	}
+
+	var res taskResult
+	if j.StopAt != nil && int64(jit.Int("results_count")) >= *j.StopAt {
+		res = taskResult{skipped: true, stats: map[int]int{}}
+	} else {
+		res, err = e.work(ctx, j, p, tile, m.Queries, d < mode.MaxDepth())
+		if err != nil {
+			return err
+		}
+	}
+	var children []maptile.Tile
+	if len(res.split) > 0 {
+		if children = p.Grid.Children(tile); len(children) == 0 {
+			// No quarter reaches a zone (a sliver): nothing to split into.
+			res.flagged += len(res.split)
+			res.split = nil
+		}
+	}
+	if len(res.rows) > 0 {
+		if err := e.writePart(ctx, j.ID, m.Task, res.rows); err != nil {
+			return err
+		}
+	}
+
+	// One transaction: the task done, its children pending, the job's
+	// counters.
+	table := jobs.Table
+	ops := make([]store.TxOp, 0, len(children)+2)
+	ops = append(ops, store.PutOp(table, withTTL(store.Item{
+		"pk": tk.PK, "sk": tk.SK, "state": stateDone, "tile": tileString(tile), "q": formatInts(m.Queries),
+		"rows": int64(len(res.rows)), "stats": formatStats(res.stats), "skipped": res.skipped,
+	}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))))
+	childMsgs := make([]message, len(children))
+	for n, c := range children {
+		id := childID(m.Task, n)
+		ck := taskKey(j.ID, id)
+		ops = append(ops, store.PutOp(table, withTTL(store.Item{
+			"pk": ck.PK, "sk": ck.SK, "state": statePending, "tile": tileString(c), "q": formatInts(res.split),
+		}, j), store.NotExists("pk")))
+		childMsgs[n] = taskMessage(j.ID, id, c, res.split)
+	}
+	root := int64(0)
+	if d == 0 {
+		root = 1
+	}
+	u := store.Update{}.
+		Add("processed_points", root).
+		Add("results_count", int64(res.counted)).
+		Add("total_attempts_count", int64(res.attempts)).
+		Add("error_count", int64(res.errors)).
+		Add("flagged_tiles_count", int64(res.flagged)).
+		Add(attrOpenTasks, int64(len(children)-1))
+	ops = append(ops, store.UpdateOp(table, jobs.Key(j.ID), u, store.Eq("status", string(jobs.Running))))
+	err = e.d.DB.Transact(ctx, ops...)
+	var txErr *store.TxConditionError
+	if errors.As(err, &txErr) {
+		// Another delivery finished the task, or the job left running
+		// (cancelled): this work is not needed.
+		e.d.Log.Debug("engine: task already closed", "job", j.ID, "task", m.Task, "op", txErr.Index)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("close task %s of job %s: %w", m.Task, j.ID, err)
+	}
+
+	if err := e.send(ctx, childMsgs...); err != nil {
+		return err
+	}
+	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
+	if err != nil {
+		return err
+	}
+	if after.Int(attrOpenTasks) == 0 {
+		if err := e.send(ctx, message{Kind: kindFinalize, Job: j.ID}); err != nil {
+			return err
+		}
+	}
+	e.taskLogs(ctx, j, after, m.Task, tile, res, len(children))
+	return nil
+}
+
+// resendAfter is the work of a task found done: its children still
+// pending are sent again, and the finalize message when no task is open (a
+// crash between a task's commit and its sends loses nothing).
+func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, task string) error {
+	recs, err := e.tasks(ctx, j.ID, task+".")
+	if err != nil {
+		return err
+	}
+	var ms []message
+	for _, r := range recs {
+		if r.State != statePending || depth(r.ID) != depth(task)+1 {
+			continue
+		}
+		t, ok := parseTileString(r.Tile)
+		if !ok {
+			continue
+		}
+		ms = append(ms, message{Kind: kindTask, Job: j.ID, Task: r.ID, Tile: t, Queries: r.Qs})
+	}
+	if err := e.send(ctx, ms...); err != nil {
+		return err
+	}
+	if jit.Int(attrOpenTasks) == 0 {
+		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+	}
+	return nil
+}
+
+// work searches the task's units, all at once (each request waits for a
+// provider slot), and builds its rows: units in the order of their
+// queries, places in the provider's order, the first of each place id
+// kept, places outside every zone of the request dropped.
+func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile maptile.Tile, qs []int, canSplit bool) (taskResult, error) {
+	results := make([]unitResult, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	bound := tile.Bound()
+	lang := languageOf(j.Country)
+	for i, q := range qs {
+		wg.Go(func() {
+			results[i], errs[i] = e.searchUnit(ctx, provider.Request{
+				Query: p.Settings.Queries[q], Bound: bound, Country: j.Country, Language: lang,
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return taskResult{}, err
+	}
+
+	rules := newPhoneRules(j.Country)
+	withDept := slices.Contains(j.ExtraColumns, "departement")
+	withRegion := slices.Contains(j.ExtraColumns, "region")
+	res := taskResult{stats: map[int]int{}}
+	index := map[string]int{} // place id -> its row
+	counted := map[string]bool{}
+	for i, q := range qs {
+		r := results[i]
+		res.attempts += r.attempts
+		if r.failed {
+			res.errors++
+		}
+		splits := r.saturated && canSplit
+		switch {
+		case splits:
+			res.split = append(res.split, q)
+		case r.saturated:
+			res.flagged++
+		}
+		kept := 0
+		for _, pl := range r.places {
+			pt := orb.Point{pl.Lon, pl.Lat}
+			zs := p.Grid.Locate(pt)
+			if len(zs) == 0 || pl.ID == "" {
+				continue
+			}
+			kept++
+			ph := rules.classify(pl.Phone)
+			if !splits && !counted[pl.ID] && !(j.ExcludeForeignPhones && ph.foreign) && maptile.At(pt, tile.Z) == tile {
+				counted[pl.ID] = true
+				res.counted++
+			}
+			if _, dup := index[pl.ID]; dup {
+				continue
+			}
+			row := Row{
+				PlaceID: pl.ID, Name: pl.Name, Website: pl.Website, Phone: pl.Phone, Address: pl.Address,
+				Rating: pl.Rating, Reviews: pl.ReviewCount, Category: pl.Category, MapsURL: pl.MapsURL,
+				Query: p.Settings.Queries[q], Zone: p.Zones[zs[0]].Label, Lat: pl.Lat, Lon: pl.Lon,
+				PhoneE164: ph.key, PhoneForeign: ph.foreign,
+			}
+			if withDept || withRegion {
+				dept, region, err := e.d.Scrape.Locate(j.Country, pt)
+				if err != nil {
+					return taskResult{}, err
+				}
+				if withDept {
+					row.Department = dept
+				}
+				if withRegion {
+					row.Region = region
+				}
+			}
+			index[pl.ID] = len(res.rows)
+			res.rows = append(res.rows, row)
+		}
+		res.stats[q] = kept
+	}
+	return res, nil
+}
+
+// searchUnit runs one search: every page up to the provider's cap.
+func (e *Engine) searchUnit(ctx context.Context, req provider.Request) (unitResult, error) {
+	var r unitResult
+	lim := e.d.Provider.Limits()
+	maxPages := 100
+	if lim.Cap > 0 && lim.PageSize > 0 {
+		maxPages = (lim.Cap+lim.PageSize-1)/lim.PageSize + 1
+	}
+	for page := 0; page < maxPages; page++ {
+		pg, n, err := e.request(ctx, req)
+		r.attempts += n
+		if err != nil {
+			if ctx.Err() != nil {
+				return r, ctx.Err()
+			}
+			r.failed = true
+			e.d.Log.Warn("engine: search failed", "query", req.Query, "bound", req.Bound, "err", err)
+			return r, nil
+		}
+		r.places = append(r.places, pg.Places...)
+		if lim.Cap > 0 && len(r.places) >= lim.Cap {
+			r.saturated = true
+			return r, nil
+		}
+		if pg.NextPageToken == "" {
+			return r, nil
+		}
+		req.PageToken = pg.NextPageToken
+	}
+	return r, nil
+}
+
+// request asks the provider for one page, retrying transient failures
+// after Backoff; it returns how many requests it made. Each request holds
+// one of the Workers slots; a wait between retries holds none.
+func (e *Engine) request(ctx context.Context, req provider.Request) (provider.Page, int, error) {
+	for attempt := 1; ; attempt++ {
+		select {
+		case e.slots <- struct{}{}:
+		case <-ctx.Done():
+			return provider.Page{}, attempt - 1, ctx.Err()
+		}
+		pg, err := e.d.Provider.Search(ctx, req)
+		<-e.slots
+		if err == nil {
+			return pg, attempt, nil
+		}
+		if ctx.Err() != nil || !errors.Is(err, provider.ErrTransient) || attempt > e.d.Retries {
+			return pg, attempt, err
+		}
+		if err := e.d.Sleep(ctx, e.d.Backoff(attempt)); err != nil {
+			return pg, attempt, err
+		}
+	}
+}
+
+// writePart stores the task's rows, replacing what an earlier delivery
+// wrote.
+func (e *Engine) writePart(ctx context.Context, job, task string, rows []Row) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range rows {
+		if err := enc.Encode(&rows[i]); err != nil {
+			return err
+		}
+	}
+	if _, err := e.d.Files.Put(ctx, partKey(job, task), &buf, "application/x-ndjson"); err != nil {
+		return fmt.Errorf("write part %s of job %s: %w", task, job, err)
+	}
+	return nil
+}
+
+func formatStats(stats map[int]int) string {
+	qs := make([]int, 0, len(stats))
+	for q := range stats {
+		qs = append(qs, q)
+	}
+	slices.Sort(qs)
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		parts[i] = strconv.Itoa(q) + ":" + strconv.Itoa(stats[q])
+	}
+	return strings.Join(parts, ",")
+}
+
+// taskLogs writes the log lines of a closed task: a split, and progress
+// every LogEvery root tasks.
+func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, task string, tile maptile.Tile, res taskResult, children int) {
+	if after.String("status") != string(jobs.Running) {
+		return
+	}
+	seq := after.Int(attrLogSeq)
+	if children > 0 {
+		qs := make([]string, len(res.split))
+		for i, q := range res.split {
+			qs[i] = strconv.Quote(j.Queries[q])
+		}
+		list := strings.Join(qs, ", ")
+		e.logAt(ctx, j, seq, false,
+			fmt.Sprintf("Tile %s saturated for %s: split into %d (depth %d).", tileString(tile), list, children, depth(task)+1),
+			fmt.Sprintf("Tuile %s saturée pour %s : découpée en %d (niveau %d).", tileString(tile), list, children, depth(task)+1))
+		seq++
+	}
+	if ids, _ := parseTaskID(task); len(ids) == 1 && ids[0]%e.d.LogEvery == 0 {
+		done, total, results := after.Int("processed_points"), j.GridPointsCount, after.Int("results_count")
+		e.logAt(ctx, j, seq, false,
+			fmt.Sprintf("Progress: %d/%d tiles, %d results so far.", done, total, results),
+			fmt.Sprintf("Progression : %d/%d tuiles, %d résultats pour l'instant.", done, total, results))
+	}
+}
+
+// languageOf is the results' language asked of the provider for a country:
+// French for France and the French-speaking markets next to it, else none
+// (the provider's default for the region).
+func languageOf(country string) string {
+	switch country {
+	case "FRA", "BEL", "CHE", "LUX", "MCO":
+		return "fr"
+	}
+	return ""
+}
