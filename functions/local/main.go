@@ -74,6 +74,11 @@ func run(ctx context.Context) error {
 		Queue:         q,
 		Files:         files,
 	})
+	// The job engine's workers run beside the server until shutdown.
+	workCtx, stopWork := context.WithCancel(context.Background())
+	defer stopWork()
+	workDone := make(chan error, 1)
+	go func() { workDone <- a.Engine.Run(workCtx) }()
 	srv := &http.Server{
 		Handler:           a.Server,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -98,6 +103,11 @@ func run(ctx context.Context) error {
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// In-flight tasks go back to the queue: the next start finishes them.
+	stopWork()
+	if err := <-workDone; err != nil && !errors.Is(err, context.Canceled) {
+		log.Warn("job workers stopped", "err", err)
 	}
 	if err := q.Close(); err != nil {
 		return err

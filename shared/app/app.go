@@ -4,6 +4,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
@@ -56,7 +58,9 @@ type App struct {
 	Jobs     *jobs.Service
 	// Provider is the map provider (built on first use).
 	Provider provider.Provider
-	Server   *api.Server
+	// Engine runs jobs; nil when the runtime gives no queue or files.
+	Engine *engine.Engine
+	Server *api.Server
 }
 
 // New wires the services over the adapters; opts choose what the HTTP
@@ -91,16 +95,28 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	sc := scrape.New(scrape.Deps{
 		Gazetteer: data.Load, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
 	})
-	js := jobs.New(jobs.Deps{
-		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-	})
 	var days *sim.Days
 	if cfg.MapProvider == "sim" {
 		days = sim.NewDays(ad.DB, accounts.Table, ad.Now)
 	}
 	prov := newProvider(cfg, sc, days)
+	// The engine runs where the runtime gives queues and files: everywhere
+	// locally, in the Lambdas that send work or run it on AWS.
+	var eng *engine.Engine
+	var started func(context.Context, *jobs.Job) error
+	if ad.Queue != nil && ad.Files != nil {
+		eng = engine.New(engine.Deps{
+			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
+			Now: ad.Now, Log: ad.Log, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log),
+		})
+		started = eng.Start
+	}
+	js := jobs.New(jobs.Deps{
+		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
+		Started: started,
+	})
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
-	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Server: srv}
+	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Server: srv}
 }

@@ -128,3 +128,31 @@ func TestJobLimits(t *testing.T) {
 		t.Errorf("over quota: %q", d)
 	}
 }
+
+// TestJobRunsToDone: a scrape created over the API runs on the simulated
+// world to done, with its counters, and its owner's feed says so.
+func TestJobRunsToDone(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("run@example.org", fixturePassword)
+	c.Verify("run@example.org")
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
+	var got map[string]any
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got = c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()
+		if s := got["status"]; s == "done" || s == "failed" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got["status"] != "done" || got["results_count"].(float64) < 50 || got["processed_points"] != got["grid_points_count"] ||
+		got["download_available"] != true || got["completed_at"] == nil || got["started_at"] == nil {
+		t.Fatalf("job after the run: %v", got)
+	}
+	feed := c.Do("GET", "/api/events?types=job.completed", nil).Must(t, 200).JSON()
+	evs := feed["events"].([]any)
+	if len(evs) != 1 || evs[0].(map[string]any)["data"].(map[string]any)["id"] != j.ID {
+		t.Errorf("feed %v", feed)
+	}
+}

@@ -6,6 +6,7 @@ package apptest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -26,8 +27,10 @@ import (
 	"mime/quotedprintable"
 
 	"github.com/prospectdata/svc/shared/app"
+	blobdir "github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/outbox"
+	qbolt "github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
@@ -105,6 +108,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 		t.Fatal(err)
 	}
 	cfg.DataDir = dir
+	cfg.SimLatency = 0 // the simulated provider answers at once in tests
 	cfg.InvitationCodes = []string{Code}
 	cfg.AdminEmails = []string{AdminEmail}
 	for _, o := range opts {
@@ -119,11 +123,33 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	secret := bytes.Repeat([]byte{7}, 32)
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
+	q, err := qbolt.Open(filepath.Join(dir, "queue.db"), app.Queues(), qbolt.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := blobdir.New(filepath.Join(dir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ad := app.Adapters{
 		DB: db, Mail: &outbox.Outbox{Dir: filepath.Join(dir, "outbox"), Log: log, Now: clock.Now},
 		SessionSecret: secret, Now: clock.Now, Log: log, HTTPClient: http.DefaultClient,
+		Queue: q, Files: files,
 	}
 	a := app.New(cfg, ad)
+	// The job engine works beside the server; it stops (and the queue
+	// closes) before the tables do.
+	workCtx, stopWork := context.WithCancel(context.Background())
+	workDone := make(chan struct{})
+	go func() {
+		defer close(workDone)
+		_ = a.Engine.Run(workCtx)
+	}()
+	t.Cleanup(func() {
+		stopWork()
+		<-workDone
+		q.Close()
+	})
 	srv.Config.Handler = a.Server
 	srv.Start()
 	// Registered after the caller's cleanups, so it runs before them: the
