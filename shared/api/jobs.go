@@ -2,10 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/scrape"
 )
@@ -77,7 +79,79 @@ func (s *Server) jobRoutes() []Route {
 				return nil
 			},
 		},
+		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/download", Auth: Any, Tag: "jobs",
+			Summary:      "The job's output: format csv (default), json or xlsx; a redirect to the file where the store can sign one",
+			ResponseType: "application/octet-stream", Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				d, err := js.Download(r.Context(), c.User.ID, r.PathValue("id"), r.URL.Query().Get("format"))
+				if err != nil {
+					return err
+				}
+				if d.RedirectURL != "" {
+					http.Redirect(w, r, d.RedirectURL, http.StatusFound)
+					return nil
+				}
+				defer d.Body.Close()
+				w.Header().Set("Content-Type", d.ContentType)
+				w.Header().Set("Content-Disposition", export.ContentDisposition(d.Filename))
+				w.WriteHeader(http.StatusOK)
+				_, err = io.Copy(w, d.Body)
+				return abortOnly(err)
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/items", Auth: Any, Tag: "jobs",
+			Summary:  "A page of the job's rows: {count, total, offset, items} (offset ≥ 0; limit 1..100000, omitted: every row)",
+			Response: map[string]any{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410, 422},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				offset, err := intParam(r, "offset", 0)
+				if err != nil {
+					return err
+				}
+				limit, err := intParam(r, "limit", 0)
+				if err != nil {
+					return err
+				}
+				if r.URL.Query().Has("limit") && limit < 1 {
+					return apperr.Fields(apperr.Field("limit", "entre 1 et 100000", "between 1 and 100000"))
+				}
+				started := false
+				err = js.Items(r.Context(), c.User.ID, r.PathValue("id"), offset, limit, func() io.Writer {
+					started = true
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusOK)
+					return w
+				})
+				if started {
+					return abortOnly(err)
+				}
+				return err
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/output-columns", Auth: Any, Tag: "jobs",
+			Summary:  "The columns of the job's CSV and which hold values, or why there is none",
+			Response: jobs.Columns{}, Status: http.StatusOK, Errors: []int{401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				cols, err := js.OutputColumns(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, cols)
+				return nil
+			},
+		},
 	}
+}
+
+// abortOnly turns an error met after the answer began into a logged abort:
+// the status is sent, so the client sees a truncated body, not a {detail}.
+func abortOnly(err error) error {
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	return nil
 }
 
 // intParam reads an integer query parameter; absent is def, not an

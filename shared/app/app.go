@@ -113,7 +113,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	js := jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		Started: started,
+		Files: ad.Files, Started: started,
 	})
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,

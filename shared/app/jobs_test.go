@@ -1,10 +1,15 @@
 package app_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/prospectdata/svc/shared/app/apptest"
 	"github.com/prospectdata/svc/shared/config"
@@ -154,5 +159,70 @@ func TestJobRunsToDone(t *testing.T) {
 	evs := feed["events"].([]any)
 	if len(evs) != 1 || evs[0].(map[string]any)["data"].(map[string]any)["id"] != j.ID {
 		t.Errorf("feed %v", feed)
+	}
+	checkOutputs(t, e, c, j.ID, int(got["results_count"].(float64)))
+}
+
+// checkOutputs downloads a done job's output in the three formats and
+// parses each back, and reads its items and columns.
+func checkOutputs(t *testing.T, e *apptest.Env, c *apptest.Client, id string, rows int) {
+	t.Helper()
+	csvResp := c.Do("GET", "/api/jobs/"+id+"/download", nil).Must(t, 200)
+	if ct := csvResp.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
+		t.Errorf("csv content type %q", ct)
+	}
+	if cd := csvResp.Header.Get("Content-Disposition"); !strings.Contains(cd, ".csv") {
+		t.Errorf("csv disposition %q", cd)
+	}
+	if !bytes.HasPrefix(csvResp.Body, []byte("\uFEFF")) {
+		t.Fatal("csv without BOM")
+	}
+	rd := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(csvResp.Body, []byte("\uFEFF"))))
+	rd.Comma = ';'
+	records, err := rd.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
+	if len(records) != rows+1 || !slices.Equal(records[0][:len(want)], want) {
+		t.Fatalf("csv: %d records, header %v", len(records), records[0])
+	}
+	for _, rec := range records[1:] {
+		for _, cell := range rec {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Fatalf("formula-like cell not neutralised: %q", cell)
+			}
+		}
+	}
+
+	var items []map[string]any
+	if err := json.Unmarshal(c.Do("GET", "/api/jobs/"+id+"/download?format=json", nil).Must(t, 200).Body, &items); err != nil || len(items) != rows {
+		t.Fatalf("json: %d items, %v", len(items), err)
+	}
+	x := c.Do("GET", "/api/jobs/"+id+"/download?format=xlsx", nil).Must(t, 200)
+	f, err := excelize.OpenReader(bytes.NewReader(x.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := f.GetSheetName(0)
+	xr, err := f.GetRows(sheet)
+	if err != nil || len(xr) != rows+1 || xr[0][0] != "nom" {
+		t.Fatalf("xlsx: %d rows, %v", len(xr), err)
+	}
+	c.Do("GET", "/api/jobs/"+id+"/download?format=pdf", nil).Must(t, 400)
+
+	page := c.Do("GET", "/api/jobs/"+id+"/items?offset=1&limit=2", nil).Must(t, 200).JSON()
+	if page["count"] != 2.0 || page["total"] != float64(rows) || page["offset"] != 1.0 || len(page["items"].([]any)) != 2 {
+		t.Errorf("items page: %v", page)
+	}
+	c.Do("GET", "/api/jobs/"+id+"/items?limit=0", nil).Must(t, 422)
+	cols := c.Do("GET", "/api/jobs/"+id+"/output-columns", nil).Must(t, 200).JSON()
+	if cols["row_count"] != float64(rows) || len(cols["columns"].([]any)) < len(want) {
+		t.Errorf("columns: %v", cols)
+	}
+	o := e.NewClient()
+	o.Signup("nosy-"+id+"@example.org", fixturePassword)
+	for _, p := range []string{"/download", "/download?format=xlsx", "/items", "/output-columns"} {
+		o.Do("GET", "/api/jobs/"+id+p, nil).Must(t, 404)
 	}
 }

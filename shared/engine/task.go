@@ -51,7 +51,7 @@ func partKey(job, task string) string { return partsPrefix(job) + task + ".jsonl
 func partsPrefix(job string) string { return "jobs/" + job + "/parts/" }
 
 // OutputKey is the file of a job's merged output.
-func OutputKey(job string) string { return "jobs/" + job + "/output.csv" }
+func OutputKey(job string) string { return jobs.OutputKey(job) }
 
 // unitResult is what one unit's search gave.
 type unitResult struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
@@ -34,6 +35,8 @@ type Deps struct {
 	Now      func() time.Time
 	// Source is the map provider's name, recorded on every job.
 	Source string
+	// Files holds job outputs; nil where the runtime has no file store.
+	Files blob.Store
 	// Started is told of every created job, for the engine to run it.
 	Started func(ctx context.Context, j *Job) error
 }
