@@ -19,6 +19,12 @@ type jobCreate struct {
 	Type json.RawMessage `json:"type,omitempty"`
 }
 
+// CancelBody is the answer of POST /api/jobs/{id}/cancel.
+type CancelBody struct {
+	OK                bool `json:"ok"`
+	PipelineCancelled bool `json:"pipeline_cancelled"`
+}
+
 func (s *Server) jobRoutes() []Route {
 	js := s.d.Jobs
 	return []Route{
@@ -76,6 +82,31 @@ func (s *Server) jobRoutes() []Route {
 					return err
 				}
 				writeJSON(w, http.StatusOK, j)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/jobs/{id}/cancel", Auth: Any, Tag: "jobs",
+			Summary: "Cancel a pending or running job (400 once it has ended)", Response: CancelBody{},
+			Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				pc, err := js.Cancel(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, CancelBody{OK: true, PipelineCancelled: pc})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodDelete, Path: "/api/jobs/{id}", Auth: Any, Tag: "jobs",
+			Summary: "Delete a job and its output (400 while it runs)", Status: http.StatusNoContent,
+			Errors: []int{400, 401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				if err := js.Delete(r.Context(), c.User.ID, r.PathValue("id")); err != nil {
+					return err
+				}
+				w.WriteHeader(http.StatusNoContent)
 				return nil
 			},
 		},

@@ -104,16 +104,17 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	// locally, in the Lambdas that send work or run it on AWS.
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
+	onTerminal := jobEvent(evs, cfg.BaseURL, ad.Log)
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
-			Now: ad.Now, Log: ad.Log, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log),
+			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal,
 		})
 		started = eng.Start
 	}
 	js := jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		Files: ad.Files, Started: started,
+		Files: ad.Files, Started: started, OnTerminal: onTerminal,
 	})
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,

@@ -226,3 +226,41 @@ func checkOutputs(t *testing.T, e *apptest.Env, c *apptest.Client, id string, ro
 		o.Do("GET", "/api/jobs/"+id+p, nil).Must(t, 404)
 	}
 }
+
+// TestJobCancelAndDelete: cancel while it runs, 400 once it has ended,
+// delete with its output, and job.cancelled in the feed.
+func TestJobCancelAndDelete(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("cancel@example.org", fixturePassword)
+	c.Verify("cancel@example.org")
+	big := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"restaurant"}, "zones": []string{"France"}}))
+	got := c.Do("POST", "/api/jobs/"+big.ID+"/cancel", nil).Must(t, 200).JSON()
+	if got["ok"] != true || got["pipeline_cancelled"] != false {
+		t.Errorf("cancel: %v", got)
+	}
+	if s := c.Do("GET", "/api/jobs/"+big.ID, nil).Must(t, 200).JSON()["status"]; s != "cancelled" {
+		t.Errorf("status after cancel: %v", s)
+	}
+	c.Do("POST", "/api/jobs/"+big.ID+"/cancel", nil).Must(t, 400)
+	c.Do("GET", "/api/jobs/"+big.ID+"/download", nil).Must(t, 410)
+	feed := c.Do("GET", "/api/events?types=job.cancelled", nil).Must(t, 200).JSON()
+	if evs := feed["events"].([]any); len(evs) != 1 {
+		t.Errorf("feed %v", feed)
+	}
+
+	small := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
+	deadline := time.Now().Add(60 * time.Second)
+	for c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 200).JSON()["status"] != "done" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.Do("POST", "/api/jobs/"+small.ID+"/cancel", nil).Must(t, 400)
+	c.Do("GET", "/api/jobs/"+small.ID+"/download", nil).Must(t, 200)
+	o := e.NewClient()
+	o.Signup("other-cancel@example.org", fixturePassword)
+	o.Do("DELETE", "/api/jobs/"+small.ID, nil).Must(t, 404)
+	o.Do("POST", "/api/jobs/"+small.ID+"/cancel", nil).Must(t, 404)
+	c.Do("DELETE", "/api/jobs/"+small.ID, nil).Must(t, 204)
+	c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 404)
+	c.Do("DELETE", "/api/jobs/"+big.ID, nil).Must(t, 204)
+}

@@ -37,6 +37,9 @@ type Deps struct {
 	Source string
 	// Files holds job outputs; nil where the runtime has no file store.
 	Files blob.Store
+	// OnTerminal is told of a transition to a terminal state this
+	// service commits (a cancellation), after the commit.
+	OnTerminal func(ctx context.Context, j *Job)
 	// Started is told of every created job, for the engine to run it.
 	Started func(ctx context.Context, j *Job) error
 }
