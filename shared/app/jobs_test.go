@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -263,4 +264,88 @@ func TestJobCancelAndDelete(t *testing.T) {
 	c.Do("DELETE", "/api/jobs/"+small.ID, nil).Must(t, 204)
 	c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 404)
 	c.Do("DELETE", "/api/jobs/"+big.ID, nil).Must(t, 204)
+}
+
+// sseEvent is one parsed server-sent event.
+type sseEvent struct {
+	ID   string
+	Name string
+	Data string
+}
+
+func parseSSE(body string) []sseEvent {
+	var out []sseEvent
+	for _, block := range strings.Split(body, "\n\n") {
+		var ev sseEvent
+		for _, line := range strings.Split(block, "\n") {
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				ev.ID = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "event: "):
+				ev.Name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.Data = strings.TrimPrefix(line, "data: ")
+			}
+		}
+		if ev.Name != "" {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// TestJobStream: the progress stream of a finished job replays its status,
+// log and progress and ends with done; Last-Event-ID resumes after a log
+// line; tail keeps the last lines.
+func TestJobStream(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("stream@example.org", fixturePassword)
+	c.Verify("stream@example.org")
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}, "scrap_mode": "normal"}))
+	deadline := time.Now().Add(60 * time.Second)
+	for c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()["status"] != "done" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	r := c.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 200)
+	if r.Header.Get("Content-Type") != "text/event-stream" || r.Header.Get("Cache-Control") != "no-cache" || r.Header.Get("X-Accel-Buffering") != "no" {
+		t.Errorf("headers %v", r.Header)
+	}
+	evs := parseSSE(string(r.Body))
+	var names []string
+	var logIDs []string
+	for _, ev := range evs {
+		names = append(names, ev.Name)
+		if ev.Name == "log" {
+			logIDs = append(logIDs, ev.ID)
+		}
+	}
+	if len(evs) < 4 || evs[0].Name != "status" || evs[len(evs)-1].Name != "done" || len(logIDs) < 2 || !slices.Contains(names, "progress") {
+		t.Fatalf("events %v", names)
+	}
+	c.Header = http.Header{"Last-Event-ID": {logIDs[0]}}
+	resumed := parseSSE(string(c.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 200).Body))
+	c.Header = nil
+	var again []string
+	for _, ev := range resumed {
+		if ev.Name == "log" {
+			again = append(again, ev.ID)
+		}
+	}
+	if !slices.Equal(again, logIDs[1:]) {
+		t.Errorf("resumed after %s: logs %v, want %v", logIDs[0], again, logIDs[1:])
+	}
+	tailed := parseSSE(string(c.Do("GET", "/api/jobs/"+j.ID+"/stream?tail=1", nil).Must(t, 200).Body))
+	var last []string
+	for _, ev := range tailed {
+		if ev.Name == "log" {
+			last = append(last, ev.ID)
+		}
+	}
+	if !slices.Equal(last, logIDs[len(logIDs)-1:]) {
+		t.Errorf("tail=1: logs %v, want %v", last, logIDs[len(logIDs)-1:])
+	}
+	o := e.NewClient()
+	o.Signup("nosy-stream@example.org", fixturePassword)
+	o.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 404)
 }
