@@ -23,10 +23,12 @@ run:
 ## offline `cdk synth`
 test: vet openapi-check infra-test synth unit
 
+# infra/ is its own module over the root one (replace ../): -mod=mod lets
+# go add to its go.mod what a new root dependency needs, instead of failing.
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
-	cd infra && $(GO) vet ./...
+	cd infra && GOFLAGS=-mod=mod $(GO) vet ./...
 
 # The emulators are stopped whatever the tests' outcome.
 unit:
@@ -42,7 +44,7 @@ emulators-down:
 	testdata/emulators/down.sh $(EMU_DIR)
 
 infra-test: build $(NODE_DIR)/package.json
-	cd infra && PATH=$(NODE_DIR)/node_modules/.bin:$$PATH $(GO) test -count=1 ./...
+	cd infra && PATH=$(NODE_DIR)/node_modules/.bin:$$PATH GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
 # The npm tools of tools/package.json, installed again when it changes.
 $(NODE_DIR)/package.json: tools/package.json
