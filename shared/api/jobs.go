@@ -29,6 +29,7 @@ func (s *Server) jobRoutes() []Route {
 	js := s.d.Jobs
 	return []Route{
 		s.streamRoute(),
+		s.parseListRoute(),
 		{
 			Method: http.MethodPost, Path: "/api/jobs", Auth: Any, Active: true, Tag: "jobs",
 			Summary: "Create a scrape job (EF debited at creation); requires a verified email",

@@ -91,14 +91,22 @@ func (s *Server) mount(routes []Route) {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 		methods[rt.Path] = append(methods[rt.Path], rt.Method)
 	}
-	// A known path called with another method is a 405 {detail}; the more
-	// specific method patterns above win over these.
+	// A known path called with another method is a 405 {detail}. The
+	// fallback is registered per missing method, not for the bare path: a
+	// bare "/api/jobs/parse-list" would conflict with "GET /api/jobs/{id}"
+	// (each more specific in one respect). HEAD is left to GET.
 	for p, ms := range methods {
 		allow := strings.Join(slices.Sorted(slices.Values(ms)), ", ")
-		s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+		notAllowed := func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			writeError(w, r, s.d.Log, apperr.New(apperr.MethodNotAllowed, "Méthode non autorisée", "Method not allowed"))
-		})
+		}
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
+			if slices.Contains(ms, m) || (m == http.MethodHead && slices.Contains(ms, http.MethodGet)) {
+				continue
+			}
+			s.mux.HandleFunc(m+" "+p, notAllowed)
+		}
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.d.Log, apperr.New(apperr.NotFound, "Route inconnue", "Unknown route"))
