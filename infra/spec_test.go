@@ -120,7 +120,7 @@ func TestCDKJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatalf("cdk.json: %v", err)
 	}
-	if c.App != "cd infra && go run ." {
+	if c.App != "cd infra && GOFLAGS=-mod=mod go run ." {
 		t.Errorf("app = %q", c.App)
 	}
 	defaults := contextDefaults()

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
@@ -134,6 +135,9 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 	for _, g := range sv.Groups {
 		s.addGroup(g, cfg, baseURL, sesIdentity)
 	}
+	for _, w := range app.Workers() {
+		s.addWorker(w, cfg, baseURL)
+	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Endpoint of the HTTP API (default stage)"),
@@ -144,6 +148,70 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 		Value:       s.Bucket.BucketName(),
 	})
 	return s, nil
+}
+
+// addWorker creates the Lambda of a queue-fed worker: its queue as event
+// source, one message per invocation, failures reported per message so that
+// SQS redelivers them and, past the queue's receive limit, moves them to
+// the dead-letter queue (whose alarm watches it).
+func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
+	// The same settings as the route groups: every process reads one
+	// configuration.
+	env := map[string]*string{
+		"SVC_BASE_URL":         baseURL,
+		"SVC_MAIL_FROM":        jsii.String(cfg.MailFrom),
+		"SVC_INVITATION_CODES": jsii.String(cfg.InvitationCodes),
+		"SVC_ADMIN_EMAILS":     jsii.String(cfg.AdminEmails),
+		"SVC_SESSION_SECRET":   s.SessionSecret.SecretValue().UnsafeUnwrap(),
+	}
+	for _, t := range w.Tables {
+		env[tableEnv(t)] = s.Tables[t].TableName()
+	}
+	for _, q := range w.SendsTo {
+		env[queueEnv(q)] = s.Queues[q].QueueUrl()
+	}
+	if w.Files {
+		env["SVC_BUCKET"] = s.Bucket.BucketName()
+	}
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(w.Name)+"Logs"), &awslogs.LogGroupProps{
+		Retention: awslogs.RetentionDays_ONE_MONTH,
+	})
+	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(w.Name)+"Function"), &awslambda.FunctionProps{
+		Description:  jsii.String("Worker " + w.Name + " of queue " + w.Queue + " (functions/" + w.Name + ")"),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, w.Name)), nil),
+		MemorySize:   jsii.Number(w.MemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(w.TimeoutS)),
+		Environment:  &env,
+		LogGroup:     logs,
+	})
+	s.Functions[w.Name] = fn
+	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize:               jsii.Number(1),
+		ReportBatchItemFailures: jsii.Bool(true),
+	}))
+	for _, t := range w.Tables {
+		s.Tables[t].GrantReadWriteData(fn)
+	}
+	for _, q := range w.SendsTo {
+		s.Queues[q].GrantSendMessages(fn)
+	}
+	if w.Files {
+		s.Bucket.GrantReadWrite(fn, nil)
+	}
+	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(w.Name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("Function " + w.Name + " failed (an invocation error: panic, timeout, crash at start)."),
+		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
+			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+			Statistic: jsii.String("Sum"),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
 }
 
 // addGroup creates the Lambda of a route group with its log group, grants,

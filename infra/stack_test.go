@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -24,20 +25,28 @@ import (
 // node on PATH. A synth takes seconds: TestStack builds the template once
 // and checks it in subtests.
 
-// placeholderAssets writes a zip per route group into a temp dir: synth
-// only stages and hashes the artifacts, so their content is irrelevant.
+// placeholderAssets writes a zip per function (route groups and workers)
+// into a temp dir: synth only stages and hashes the artifacts, so their
+// content is irrelevant.
 func placeholderAssets(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	var names []string
 	for _, g := range api.Groups() {
-		f, err := os.Create(filepath.Join(dir, g.Name+".zip"))
+		names = append(names, g.Name)
+	}
+	for _, w := range app.Workers() {
+		names = append(names, w.Name)
+	}
+	for _, name := range names {
+		f, err := os.Create(filepath.Join(dir, name+".zip"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		z := zip.NewWriter(f)
 		w, err := z.Create("bootstrap")
 		if err == nil {
-			_, err = fmt.Fprintf(w, "placeholder for %s\n", g.Name)
+			_, err = fmt.Fprintf(w, "placeholder for %s\n", name)
 		}
 		if err == nil {
 			err = z.Close()
@@ -171,7 +180,7 @@ func sorted(s []string) []string {
 func TestStack(t *testing.T) {
 	const sesARN = "arn:aws:ses:eu-west-3:123456789012:identity/example.org"
 	s, tmpl, tj := synth(t, map[string]any{ctxSESIdentityARN: sesARN})
-	groups, schemas, queues := api.Groups(), app.Schemas(), app.Queues()
+	groups, schemas, queues, workers := api.Groups(), app.Schemas(), app.Queues(), app.Workers()
 	dlqs := serviceSpec().deadLetterQueues()
 	tableIDs := map[string]string{} // logical id -> schema name
 	for name, tb := range s.Tables {
@@ -196,7 +205,7 @@ func TestStack(t *testing.T) {
 			want int
 		}{
 			{"AWS::DynamoDB::Table", len(schemas)},
-			{"AWS::Lambda::Function", len(groups)}, // no custom-resource Lambda sneaks in
+			{"AWS::Lambda::Function", len(groups) + len(workers)}, // no custom-resource Lambda sneaks in
 			{"AWS::SQS::Queue", len(queues)},
 			{"AWS::S3::Bucket", 1},
 			{"AWS::SecretsManager::Secret", 1},
@@ -205,10 +214,11 @@ func TestStack(t *testing.T) {
 			{"AWS::ApiGatewayV2::Integration", len(groups)},
 			{"AWS::ApiGatewayV2::Route", routes},
 			{"AWS::Lambda::Permission", len(groups)},
-			{"AWS::Logs::LogGroup", len(groups)},
-			{"AWS::IAM::Role", len(groups)},
-			{"AWS::IAM::Policy", len(groups)},
-			{"AWS::CloudWatch::Alarm", len(groups) + len(dlqs)},
+			{"AWS::Logs::LogGroup", len(groups) + len(workers)},
+			{"AWS::IAM::Role", len(groups) + len(workers)},
+			{"AWS::IAM::Policy", len(groups) + len(workers)},
+			{"AWS::CloudWatch::Alarm", len(groups) + len(workers) + len(dlqs)},
+			{"AWS::Lambda::EventSourceMapping", len(workers)},
 		} {
 			assert(t, c.typ, func() { tmpl.ResourceCountIs(jsii.String(c.typ), jsii.Number(c.want)) })
 		}
@@ -373,7 +383,6 @@ func TestStack(t *testing.T) {
 				"Runtime":       "provided.al2023",
 				"Architectures": []any{"arm64"},
 				"Handler":       "bootstrap",
-				"Timeout":       15,
 			})
 			tmpl.AllResourcesProperties(jsii.String("AWS::Logs::LogGroup"), map[string]any{"RetentionInDays": 30})
 		})
@@ -387,6 +396,9 @@ func TestStack(t *testing.T) {
 				}
 				if mem := props(fn)["MemorySize"]; mem != float64(wantMem) {
 					t.Errorf("memory %v MB, want %d", mem, wantMem)
+				}
+				if to := props(fn)["Timeout"]; to != float64(functionTimeoutS) {
+					t.Errorf("timeout %v s, want %d", to, functionTimeoutS)
 				}
 				env := props(fn)["Environment"].(map[string]any)["Variables"].(map[string]any)
 				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET"}
@@ -717,5 +729,50 @@ func TestBadContext(t *testing.T) {
 		if _, err := NewStack(a, "Svc", nil); err == nil {
 			t.Errorf("context %v accepted", ctx)
 		}
+	}
+}
+
+// TestWorkers: each queue-fed worker is an arm64 Lambda with its queue as
+// event source (one message per invocation, failures reported per message),
+// a timeout below the queue's visibility, and only its own grants.
+func TestWorkers(t *testing.T) {
+	s, _, tj := synth(t, nil)
+	for _, w := range app.Workers() {
+		t.Run(w.Name, func(t *testing.T) {
+			fnLogical := logicalID(s, s.Functions[w.Name])
+			fn := props(resources(tj)[fnLogical].(map[string]any))
+			if fn["Runtime"] != "provided.al2023" || fn["MemorySize"] != float64(w.MemoryMB) || fn["Timeout"] != float64(w.TimeoutS) {
+				t.Errorf("function %v", fn)
+			}
+			env := fn["Environment"].(map[string]any)["Variables"].(map[string]any)
+			for _, tb := range w.Tables {
+				if env[tableEnv(tb)] == nil {
+					t.Errorf("no %s", tableEnv(tb))
+				}
+			}
+			if w.Files && env["SVC_BUCKET"] == nil {
+				t.Error("no SVC_BUCKET")
+			}
+			found := false
+			for _, m := range ofType(tj, "AWS::Lambda::EventSourceMapping") {
+				p := props(m)
+				if !slices.Contains(refs(p["FunctionName"]), fnLogical) {
+					continue
+				}
+				found = true
+				if !slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Queues[w.Queue])) || p["BatchSize"] != 1.0 ||
+					!slices.Contains(strs(p["FunctionResponseTypes"]), "ReportBatchItemFailures") {
+					t.Errorf("event source %v", p)
+				}
+			}
+			if !found {
+				t.Errorf("no event source mapping for %s", w.Name)
+			}
+			for _, q := range app.Queues() {
+				if q.Name == w.Queue && q.VisibilityTimeout <= time.Duration(w.TimeoutS)*time.Second {
+					t.Errorf("queue visibility %v not above the function timeout %d s", q.VisibilityTimeout, w.TimeoutS)
+				}
+			}
+		})
 	}
 }

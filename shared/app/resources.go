@@ -39,3 +39,31 @@ const (
 	PrefixExports = "exports/" // account export archives: expire after a day
 	PrefixAssets  = "assets/"  // re-hosted brand assets: kept while the account lives
 )
+
+// Worker is a function fed by a queue rather than by HTTP: on AWS a Lambda
+// with the queue as its event source (functions/<Name>); locally the
+// engine's goroutines consume the same queue.
+type Worker struct {
+	Name string
+	// Queue is the queue that feeds it (one message per invocation).
+	Queue string
+	// Tables, SendsTo and Files are what it touches, as for route groups.
+	Tables  []string
+	SendsTo []string
+	Files   bool
+	// MemoryMB and TimeoutS size the function; the queue's visibility
+	// timeout must exceed TimeoutS.
+	MemoryMB int
+	TimeoutS int
+	// Gazetteer: load it during init.
+	Gazetteer bool
+}
+
+// Workers lists the queue-fed functions.
+func Workers() []Worker {
+	return []Worker{{
+		// Scrape tasks: a job's start, its tile tasks and its finalizer.
+		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
+	}}
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,22 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 	if !knownGroup(group) {
 		return nil, fmt.Errorf("unknown route group %q", group)
 	}
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group), api.OnlyGroup(group))
+	if err != nil {
+		return nil, err
+	}
+	if groupOf(group).Gazetteer {
+		// Loaded during init, which Lambda runs before the first request.
+		if err := a.Scrape.Warm(); err != nil {
+			return nil, err
+		}
+	}
+	return Adapt(a.Server), nil
+}
+
+// build wires the app over the AWS adapters the environment names: the
+// tables, the queues and the bucket the stack gave this function, SES.
+func build(ctx context.Context, getenv func(string) string, log *slog.Logger, opts ...api.Option) (*app.App, error) {
 	cfg, err := config.FromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -82,9 +99,8 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group)
 	db := dynamo.New(dynamodb.NewFromConfig(awsCfg), app.Schemas(), TableNames(getenv, app.Schemas()))
-	a := app.New(cfg, app.Adapters{
+	return app.New(cfg, app.Adapters{
 		DB:            db,
 		Queue:         queues(getenv, awsCfg),
 		Files:         files(getenv, awsCfg),
@@ -93,14 +109,7 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 		Now:           time.Now,
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
-	}, api.OnlyGroup(group))
-	if groupOf(group).Gazetteer {
-		// Loaded during init, which Lambda runs before the first request.
-		if err := a.Scrape.Warm(); err != nil {
-			return nil, err
-		}
-	}
-	return Adapt(a.Server), nil
+	}, opts...), nil
 }
 
 // queues returns the SQS driver over the queues whose URLs the stack gave
@@ -157,4 +166,56 @@ func groupOf(name string) api.Group {
 		}
 	}
 	return api.Group{}
+}
+
+// SQSHandler is the Lambda handler of a queue-fed worker.
+type SQSHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+// WorkerHandler builds the handler of a worker (app.Workers) from the
+// environment: each record is one engine message; a record that fails is
+// reported as a batch item failure, so SQS delivers it again after its
+// visibility timeout and moves it to the dead-letter queue past its
+// receive limit.
+func WorkerHandler(ctx context.Context, name string, getenv func(string) string) (SQSHandler, error) {
+	var w app.Worker
+	for _, k := range app.Workers() {
+		if k.Name == name {
+			w = k
+		}
+	}
+	if w.Name == "" {
+		return nil, fmt.Errorf("unknown worker %q", name)
+	}
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), api.OnlyGroup("api-jobs"))
+	if err != nil {
+		return nil, err
+	}
+	if a.Engine == nil {
+		return nil, errors.New("worker without its queue or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
+	}
+	if w.Gazetteer {
+		if err := a.Scrape.Warm(); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var out events.SQSEventResponse
+		for _, rec := range ev.Records {
+			count, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+			if err := a.Engine.HandleDelivery(ctx, []byte(rec.Body), count); err != nil {
+				out.BatchItemFailures = append(out.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+// WorkerMain is the whole main of a worker's Lambda.
+func WorkerMain(name string) {
+	h, err := WorkerHandler(context.Background(), name, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
 }
