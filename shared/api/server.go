@@ -56,10 +56,19 @@ type Server struct {
 	mux    *http.ServeMux
 	secure bool   // session cookie marked Secure (https base URL)
 	group  string // "" mounts every route
+	// streamFor bounds one progress stream (WithStreamFor).
+	streamFor time.Duration
 }
 
 // Option changes what a server mounts.
 type Option func(*Server)
+
+// WithStreamFor bounds each progress stream: behind API Gateway a Lambda's
+// response reaches the client only when it ends, so there a stream ends
+// after a few seconds and the client resumes with Last-Event-ID.
+func WithStreamFor(d time.Duration) Option {
+	return func(s *Server) { s.streamFor = d }
+}
 
 // OnlyGroup mounts only the routes of one route group (Groups): what the
 // group's Lambda serves.

@@ -10,14 +10,14 @@ import (
 	"github.com/prospectdata/svc/shared/jobs"
 )
 
-// streamFor bounds one progress stream: the client reconnects with
-// Last-Event-ID and resumes where it left off (EventSource does so by
-// itself). Behind API Gateway a response ends within its 29 s limit, so
-// there the stream ends sooner and the same resumption applies.
+// defaultStreamFor bounds one progress stream on a server that answers as
+// it writes: the client then reconnects with Last-Event-ID and resumes
+// where it left off (EventSource does so by itself). Lambdas set a much
+// shorter bound (WithStreamFor).
 const (
-	streamFor     = 10 * time.Minute
-	heartbeat     = 15 * time.Second
-	streamRetryMS = 2000
+	defaultStreamFor = 10 * time.Minute
+	heartbeat        = 15 * time.Second
+	streamRetryMS    = 2000
 )
 
 // streamProgress is the payload of a progress event.
@@ -81,6 +81,10 @@ func (s *Server) streamRoute() Route {
 			send("status", 0, map[string]any{"status": status})
 			last := int64(since)
 			progress := streamProgress{-1, 0, 0, 0}
+			streamFor := s.streamFor
+			if streamFor <= 0 {
+				streamFor = defaultStreamFor
+			}
 			end := time.Now().Add(streamFor)
 			lastBeat := time.Now()
 			for {

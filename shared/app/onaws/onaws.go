@@ -68,7 +68,10 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 	if !knownGroup(group) {
 		return nil, fmt.Errorf("unknown route group %q", group)
 	}
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group), api.OnlyGroup(group))
+	// A Lambda's answer reaches the client only when it ends: a progress
+	// stream ends after a few seconds, and the client resumes it.
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group),
+		api.OnlyGroup(group), api.WithStreamFor(lambdaStreamFor))
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +83,10 @@ func Handler(ctx context.Context, group string, getenv func(string) string) (HTT
 	}
 	return Adapt(a.Server), nil
 }
+
+// lambdaStreamFor bounds a progress stream served by a Lambda, well within
+// the function's timeout and API Gateway's 29 s.
+const lambdaStreamFor = 8 * time.Second
 
 // build wires the app over the AWS adapters the environment names: the
 // tables, the queues and the bucket the stack gave this function, SES.
