@@ -157,8 +157,13 @@ func TestJobRunsToDone(t *testing.T) {
 		got["download_available"] != true || got["completed_at"] == nil || got["started_at"] == nil {
 		t.Fatalf("job after the run: %v", got)
 	}
-	feed := c.Do("GET", "/api/events?types=job.completed", nil).Must(t, 200).JSON()
-	evs := feed["events"].([]any)
+	// The event follows the state change (the spec: within a few seconds).
+	var feed map[string]any
+	var evs []any
+	for end := time.Now().Add(10 * time.Second); len(evs) == 0 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		feed = c.Do("GET", "/api/events?types=job.completed", nil).Must(t, 200).JSON()
+		evs = feed["events"].([]any)
+	}
 	if len(evs) != 1 || evs[0].(map[string]any)["data"].(map[string]any)["id"] != j.ID {
 		t.Errorf("feed %v", feed)
 	}

@@ -38,18 +38,33 @@ wait_port() { # name port pid
   echo "$1 did not listen on $2:"; cat "$dir/$1.log"; return 1
 }
 
-dyn_port=$(free_port)
-(cd "$dir/ddb/package/emulator" && exec java -Xmx512m -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
-  -inMemory -port "$dyn_port" -disableTelemetry) >"$dir/dynamodb.log" 2>&1 &
-echo $! >"$dir/dynamodb.pid"
+# A free port can be taken by another process between the probe and the
+# emulator's bind (tests open many ports): start again on a new port when
+# the emulator exits at start.
+start_dynamodb() {
+  dyn_port=$(free_port)
+  (cd "$dir/ddb/package/emulator" && exec java -Xmx512m -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
+    -inMemory -port "$dyn_port" -disableTelemetry) >"$dir/dynamodb.log" 2>&1 &
+  echo $! >"$dir/dynamodb.pid"
+  wait_port dynamodb "$dyn_port" "$(cat "$dir/dynamodb.pid")"
+}
+start_fauxqs() {
+  fq_port=$(free_port)
+  FAUXQS_PORT="$fq_port" FAUXQS_HOST=127.0.0.1 FAUXQS_LOGGER=false FAUXQS_DEFAULT_REGION=eu-west-3 \
+    "$dir/node_modules/.bin/node" --no-warnings "$dir/node_modules/fauxqs/dist/cli.js" >"$dir/fauxqs.log" 2>&1 &
+  echo $! >"$dir/fauxqs.pid"
+  wait_port fauxqs "$fq_port" "$(cat "$dir/fauxqs.pid")"
+}
+retry() { # name
+  for attempt in 1 2 3 4 5; do
+    if "start_$1"; then return 0; fi
+    echo "$1: start $attempt failed, trying another port"
+  done
+  return 1
+}
+retry fauxqs
+retry dynamodb
 
-fq_port=$(free_port)
-FAUXQS_PORT="$fq_port" FAUXQS_HOST=127.0.0.1 FAUXQS_LOGGER=false FAUXQS_DEFAULT_REGION=eu-west-3 \
-  "$dir/node_modules/.bin/node" --no-warnings "$dir/node_modules/fauxqs/dist/cli.js" >"$dir/fauxqs.log" 2>&1 &
-echo $! >"$dir/fauxqs.pid"
-
-wait_port dynamodb "$dyn_port" "$(cat "$dir/dynamodb.pid")"
-wait_port fauxqs "$fq_port" "$(cat "$dir/fauxqs.pid")"
 cat >"$dir/env" <<ENV
 SVC_TEST_DYNAMODB_ENDPOINT=http://127.0.0.1:$dyn_port
 SVC_TEST_SQS_ENDPOINT=http://127.0.0.1:$fq_port
