@@ -150,73 +150,19 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 	return s, nil
 }
 
-// addWorker creates the Lambda of a queue-fed worker: its queue as event
-// source, one message per invocation, failures reported per message so that
-// SQS redelivers them and, past the queue's receive limit, moves them to
-// the dead-letter queue (whose alarm watches it).
-func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
-	// The same settings as the route groups: every process reads one
-	// configuration.
-	env := map[string]*string{
-		"SVC_BASE_URL":         baseURL,
-		"SVC_MAIL_FROM":        jsii.String(cfg.MailFrom),
-		"SVC_INVITATION_CODES": jsii.String(cfg.InvitationCodes),
-		"SVC_ADMIN_EMAILS":     jsii.String(cfg.AdminEmails),
-		"SVC_SESSION_SECRET":   s.SessionSecret.SecretValue().UnsafeUnwrap(),
-	}
-	for _, t := range w.Tables {
-		env[tableEnv(t)] = s.Tables[t].TableName()
-	}
-	for _, q := range w.SendsTo {
-		env[queueEnv(q)] = s.Queues[q].QueueUrl()
-	}
-	if w.Files {
-		env["SVC_BUCKET"] = s.Bucket.BucketName()
-	}
-	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(w.Name)+"Logs"), &awslogs.LogGroupProps{
-		Retention: awslogs.RetentionDays_ONE_MONTH,
-	})
-	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(w.Name)+"Function"), &awslambda.FunctionProps{
-		Description:  jsii.String("Worker " + w.Name + " of queue " + w.Queue + " (functions/" + w.Name + ")"),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, w.Name)), nil),
-		MemorySize:   jsii.Number(w.MemoryMB),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(w.TimeoutS)),
-		Environment:  &env,
-		LogGroup:     logs,
-	})
-	s.Functions[w.Name] = fn
-	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize:               jsii.Number(1),
-		ReportBatchItemFailures: jsii.Bool(true),
-	}))
-	for _, t := range w.Tables {
-		s.Tables[t].GrantReadWriteData(fn)
-	}
-	for _, q := range w.SendsTo {
-		s.Queues[q].GrantSendMessages(fn)
-	}
-	if w.Files {
-		s.Bucket.GrantReadWrite(fn, nil)
-	}
-	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(w.Name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("Function " + w.Name + " failed (an invocation error: panic, timeout, crash at start)."),
-		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
-			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-			Statistic: jsii.String("Sum"),
-		}),
-		Threshold:          jsii.Number(1),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+// fnSpec is what a function of the stack needs: its name, description,
+// size, and what it touches.
+type fnSpec struct {
+	name, description  string
+	memoryMB, timeoutS int
+	tables, sendsTo    []string
+	files              bool
 }
 
-// addGroup creates the Lambda of a route group with its log group, grants,
-// errors alarm, integration and routes.
-func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity string) {
+// addFunction creates a Lambda with its environment, log group, least-
+// privilege grants (its tables, send-only on its queues, the bucket when
+// it uses files) and errors alarm.
+func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.Function {
 	env := map[string]*string{
 		"SVC_BASE_URL":         baseURL,
 		"SVC_MAIL_FROM":        jsii.String(cfg.MailFrom),
@@ -229,54 +175,43 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 		// configuration (docs/aws.md).
 		"SVC_SESSION_SECRET": s.SessionSecret.SecretValue().UnsafeUnwrap(),
 	}
-	for _, t := range g.Tables {
+	for _, t := range f.tables {
 		env[tableEnv(t)] = s.Tables[t].TableName()
 	}
-	for _, q := range g.SendsTo {
+	for _, q := range f.sendsTo {
 		env[queueEnv(q)] = s.Queues[q].QueueUrl()
 	}
-	if g.Files {
+	if f.files {
 		env["SVC_BUCKET"] = s.Bucket.BucketName()
 	}
-	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(g.Name)+"Logs"), &awslogs.LogGroupProps{
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(f.name)+"Logs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
 	})
-	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(g.Name)+"Function"), &awslambda.FunctionProps{
-		Description:  jsii.String("Route group " + g.Name + " (functions/" + g.Name + ")"),
+	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(f.name)+"Function"), &awslambda.FunctionProps{
+		Description:  jsii.String(f.description),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 		Architecture: awslambda.Architecture_ARM_64(),
 		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, g.Name)), nil),
-		MemorySize:   jsii.Number(memoryMB(g)),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(functionTimeoutS)),
+		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, f.name)), nil),
+		MemorySize:   jsii.Number(f.memoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(f.timeoutS)),
 		Environment:  &env,
 		// An explicit log group rather than logRetention, which would add
 		// a custom-resource Lambda to the stack just to set retention.
 		LogGroup: logs,
 	})
-	s.Functions[g.Name] = fn
-	// Least privilege: the group's tables (items and indexes), the queues
-	// it sends to (send only) and the bucket when it uses files.
-	for _, t := range g.Tables {
+	s.Functions[f.name] = fn
+	for _, t := range f.tables {
 		s.Tables[t].GrantReadWriteData(fn)
 	}
-	for _, q := range g.SendsTo {
+	for _, q := range f.sendsTo {
 		s.Queues[q].GrantSendMessages(fn)
 	}
-	if g.Files {
+	if f.files {
 		s.Bucket.GrantReadWrite(fn, nil)
 	}
-	if g.SendsMail {
-		// shared/mail/ses sends raw content with SES v2 SendEmail, which
-		// SES authorizes as ses:SendEmail; ses:SendRawEmail is the same
-		// permission for the v1 raw call. Scoped to the one identity.
-		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions:   jsii.Strings("ses:SendEmail", "ses:SendRawEmail"),
-			Resources: jsii.Strings(sesIdentity),
-		}))
-	}
-	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(g.Name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("Function " + g.Name + " failed (an invocation error: panic, timeout, crash at start)."),
+	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(f.name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("Function " + f.name + " failed (an invocation error: panic, timeout, crash at start)."),
 		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
 			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
 			Statistic: jsii.String("Sum"),
@@ -286,6 +221,40 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
+	return fn
+}
+
+// addWorker creates the Lambda of a queue-fed worker: its queue as event
+// source, one message per invocation, failures reported per message so that
+// SQS redelivers them and, past the queue's receive limit, moves them to
+// the dead-letter queue (whose alarm watches it).
+func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
+	fn := s.addFunction(fnSpec{
+		name: w.Name, description: "Worker " + w.Name + " of queue " + w.Queue + " (functions/" + w.Name + ")",
+		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
+	}, cfg, baseURL)
+	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize:               jsii.Number(1),
+		ReportBatchItemFailures: jsii.Bool(true),
+	}))
+}
+
+// addGroup creates the Lambda of a route group with its log group, grants,
+// errors alarm, integration and routes.
+func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity string) {
+	fn := s.addFunction(fnSpec{
+		name: g.Name, description: "Route group " + g.Name + " (functions/" + g.Name + ")",
+		memoryMB: memoryMB(g), timeoutS: functionTimeoutS, tables: g.Tables, sendsTo: g.SendsTo, files: g.Files,
+	}, cfg, baseURL)
+	if g.SendsMail {
+		// shared/mail/ses sends raw content with SES v2 SendEmail, which
+		// SES authorizes as ses:SendEmail; ses:SendRawEmail is the same
+		// permission for the v1 raw call. Scoped to the one identity.
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("ses:SendEmail", "ses:SendRawEmail"),
+			Resources: jsii.Strings(sesIdentity),
+		}))
+	}
 
 	integ := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(pascal(g.Name)+"Integration"), fn,
 		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
