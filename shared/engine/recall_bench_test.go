@@ -35,7 +35,7 @@ const (
 // recallRatio of the requests of the coarsest fixed grid reaching it.
 // Run it with -benchtime 1x: each iteration is the whole measurement.
 func BenchmarkRecall(b *testing.B) {
-	for _, zone := range []string{"Lyon", "Paris"} {
+	for _, zone := range []string{"Lyon", "Paris", "Rhône"} {
 		b.Run(zone, func(b *testing.B) { benchRecall(b, zone, "restaurant") })
 	}
 }
