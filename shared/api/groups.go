@@ -37,9 +37,11 @@ type Group struct {
 func Groups() []Group {
 	return []Group{
 		{
-			Name:      "api-auth",
-			Prefixes:  []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
-			Tables:    []string{"accounts", "limits", "events"},
+			Name:     "api-auth",
+			Prefixes: []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
+			// Account deletion and export reach every concept's records.
+			Tables:    []string{"accounts", "limits", "events", "jobs"},
+			Files:     true,
 			SendsMail: true,
 			Default:   true,
 		},

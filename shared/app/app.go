@@ -116,6 +116,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
 		Files: ad.Files, Started: started, OnTerminal: onTerminal,
 	})
+	acc.AddHolder(js)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)

@@ -1,10 +1,14 @@
 package app_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -354,4 +358,48 @@ func TestJobStream(t *testing.T) {
 	o := e.NewClient()
 	o.Signup("nosy-stream@example.org", fixturePassword)
 	o.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 404)
+}
+
+// TestJobsInAccountExportAndDeletion: the data export holds the jobs and
+// their outputs; deleting the account deletes them with their files.
+func TestJobsInAccountExportAndDeletion(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("owner@example.org", fixturePassword)
+	c.Verify("owner@example.org")
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
+	var done map[string]any
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if done = c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON(); done["status"] == "done" {
+			break
+		}
+	}
+	r := c.Do("GET", "/api/auth/me/export", nil).Must(t, 200)
+	z, err := zip.NewReader(bytes.NewReader(r.Body), int64(len(r.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobsJSON []byte
+	var output bool
+	for _, f := range z.File {
+		switch {
+		case f.Name == "jobs.json":
+			rc, _ := f.Open()
+			jobsJSON, _ = io.ReadAll(rc)
+			rc.Close()
+		case f.Name == "jobs/"+j.ID+"/"+done["output_filename"].(string):
+			output = f.UncompressedSize64 > 0
+		}
+	}
+	if !strings.Contains(string(jobsJSON), j.ID) || !output {
+		t.Fatalf("export: jobs.json %q, output file %v", jobsJSON, output)
+	}
+	files := filepath.Join(e.Dir, "files", "jobs", j.ID)
+	if _, err := os.Stat(files); err != nil {
+		t.Fatalf("no output files before deletion: %v", err)
+	}
+	c.Do("DELETE", "/api/auth/me", map[string]any{"confirm_email": "owner@example.org"}).Must(t, 204)
+	if _, err := os.Stat(files); !os.IsNotExist(err) {
+		t.Errorf("job files after the account's deletion: %v", err)
+	}
 }

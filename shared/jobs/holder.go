@@ -1,0 +1,93 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// all returns every job of the user, newest first.
+func (s *Service) all(ctx context.Context, uid int64) ([]*Job, error) {
+	var out []*Job
+	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{
+		Index: "gsi1", PK: accounts.UserPK(uid), SK: store.BeginsWith("JOB#"), Desc: true,
+	}, func(it store.Item) error {
+		j, err := fromItem(it)
+		if err != nil {
+			return err
+		}
+		out = append(out, j)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jobs of %d: %w", uid, err)
+	}
+	return out, nil
+}
+
+// Export is the jobs' part of the account's data export: every job record
+// in jobs.json and each output still kept under jobs/<id>/.
+func (s *Service) Export(ctx context.Context, uid int64) (accounts.Section, error) {
+	js, err := s.all(ctx, uid)
+	if err != nil {
+		return accounts.Section{}, err
+	}
+	sec := accounts.Section{Entry: "jobs", Data: js, Summary: fmt.Sprintf("Jobs : %d", len(js))}
+	if js == nil {
+		sec.Data = []*Job{}
+	}
+	for _, j := range js {
+		if !j.DownloadAvailable || j.OutputFilename == nil || s.d.Files == nil {
+			continue
+		}
+		key := OutputKey(j.ID)
+		sec.Files = append(sec.Files, accounts.File{
+			Path: "jobs/" + j.ID + "/" + *j.OutputFilename,
+			Open: func(ctx context.Context) (io.ReadCloser, error) {
+				rc, _, err := s.d.Files.Open(ctx, key)
+				if errors.Is(err, blob.ErrNotFound) {
+					return io.NopCloser(eofReader{}), nil
+				}
+				return rc, err
+			},
+		})
+	}
+	return sec, nil
+}
+
+// eofReader is an empty file: an output deleted since the listing.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// Purge deletes every job of the account, their engine records and files,
+// and its active-job count. A job still running loses its record; the
+// engine drops its remaining tasks when it meets them.
+func (s *Service) Purge(ctx context.Context, uid int64) error {
+	js, err := s.all(ctx, uid)
+	if err != nil {
+		return err
+	}
+	t := s.d.DB.Table(Table)
+	for _, j := range js {
+		if err := store.ForEach(ctx, t, store.Query{PK: jobKey(j.ID).PK}, func(it store.Item) error {
+			return t.Delete(ctx, store.Key{PK: it.String("pk"), SK: it.String("sk")}, nil)
+		}); err != nil {
+			return fmt.Errorf("purge job %s: %w", j.ID, err)
+		}
+		if s.d.Files != nil {
+			if err := s.d.Files.DeletePrefix(ctx, "jobs/"+j.ID+"/"); err != nil {
+				return fmt.Errorf("purge files of job %s: %w", j.ID, err)
+			}
+		}
+	}
+	if err := t.Delete(ctx, activeKey(uid), nil); err != nil {
+		return fmt.Errorf("purge active-job count of %d: %w", uid, err)
+	}
+	return nil
+}
