@@ -403,3 +403,33 @@ func TestJobsInAccountExportAndDeletion(t *testing.T) {
 		t.Errorf("job files after the account's deletion: %v", err)
 	}
 }
+
+// TestJobExpiry: past its expires_at a finished job is expired and its
+// output answers 410.
+func TestJobExpiry(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("expiry@example.org", fixturePassword)
+	c.Verify("expiry@example.org")
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()["status"] == "done" {
+			break
+		}
+	}
+	c.Do("GET", "/api/jobs/"+j.ID+"/download", nil).Must(t, 200)
+	// A key outlives the 7-day session.
+	k := e.NewClient()
+	k.Key = c.CreateKey("expiry")
+	c = k
+	e.Clock.Advance(31 * 24 * time.Hour)
+	got := c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()
+	if got["status"] != "expired" || got["download_available"] != false {
+		t.Fatalf("after 31 days: %v", got)
+	}
+	c.Do("GET", "/api/jobs/"+j.ID+"/download", nil).Must(t, 410)
+	c.Do("GET", "/api/jobs/"+j.ID+"/items", nil).Must(t, 410)
+	if _, err := os.Stat(filepath.Join(e.Dir, "files", "jobs", j.ID)); !os.IsNotExist(err) {
+		t.Errorf("output files of an expired job: %v", err)
+	}
+}

@@ -149,6 +149,9 @@ func (s *Service) Items(ctx context.Context, uid int64, id string, offset, limit
 	if err != nil {
 		return err
 	}
+	if j.Status == Expired {
+		return errGone()
+	}
 	if j.Status != Done {
 		return apperr.New(apperr.Invalid, "Le job n'est pas terminé : ses lignes ne sont pas disponibles.",
 			"The job is not done: its rows are not available.")

@@ -199,6 +199,9 @@ func (s *Service) Get(ctx context.Context, uid int64, id string) (*Job, error) {
 	if j.UserID != uid {
 		return nil, apperr.Missing()
 	}
+	if err := s.expireIfDue(ctx, j); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 

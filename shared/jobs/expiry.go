@@ -1,0 +1,46 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// expireIfDue moves a finished job past its expires_at to expired and
+// deletes its output (spec: an expired output answers 410). It runs when
+// the job is read, so no sweeper is needed for what users see; the files
+// bucket's lifecycle rule (31 days) removes what no one read again. A job
+// still pending or running never expires: its expires_at moves on resume.
+func (s *Service) expireIfDue(ctx context.Context, j *Job) error {
+	if j.Status.Active() || j.Status == Expired {
+		return nil
+	}
+	exp, err := time.Parse(timeFmt, j.ExpiresAt)
+	if err != nil || s.d.Now().Before(exp) {
+		return nil
+	}
+	next := *j
+	next.Status = Expired
+	next.DownloadAvailable = false
+	op, err := docOp(&next, nil, store.Eq("status", string(j.Status)))
+	if err != nil {
+		return err
+	}
+	err = s.d.DB.Transact(ctx, op)
+	if errors.Is(err, store.ErrConditionFailed) {
+		return nil // another reader expired it, or it changed: the next read sees it
+	}
+	if err != nil {
+		return fmt.Errorf("expire job %s: %w", j.ID, err)
+	}
+	*j = next
+	if s.d.Files != nil {
+		if err := s.d.Files.DeletePrefix(ctx, "jobs/"+j.ID+"/"); err != nil {
+			return fmt.Errorf("delete output of expired job %s: %w", j.ID, err)
+		}
+	}
+	return nil
+}
