@@ -101,6 +101,19 @@ func (s *Server) jobRoutes() []Route {
 			},
 		},
 		{
+			Method: http.MethodPost, Path: "/api/jobs/{id}/resume", Auth: Any, Active: true, Tag: "jobs",
+			Summary:  "Resume a cancelled or failed scrape: a new job over the tiles it left, EF for those only",
+			Response: jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				j, err := js.Resume(r.Context(), c.User, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, j)
+				return nil
+			},
+		},
+		{
 			Method: http.MethodDelete, Path: "/api/jobs/{id}", Auth: Any, Tag: "jobs",
 			Summary: "Delete a job and its output (400 while it runs)", Status: http.StatusNoContent,
 			Errors: []int{400, 401, 403, 404},

@@ -433,3 +433,58 @@ func TestJobExpiry(t *testing.T) {
 		t.Errorf("output files of an expired job: %v", err)
 	}
 }
+
+// TestJobResume: a cancelled scrape resumes over the tiles it left, once
+// at a time, with EF for those only; a finished one does not resume.
+func TestJobResume(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("resume@example.org", fixturePassword)
+	c.Verify("resume@example.org")
+	src := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"restaurant"}, "zones": []string{"France"}}))
+	c.Do("POST", "/api/jobs/"+src.ID+"/cancel", nil).Must(t, 200)
+	res := c.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 200).JSON()
+	if res["source_job_id"] != src.ID || res["status"] != "pending" || res["grid_points_count"].(float64) > float64(src.GridPointsCount) ||
+		res["grid_points_count"].(float64) < 1 || res["ef_cost"].(float64) > src.EFCost {
+		t.Fatalf("resume %v of %+v", res, src)
+	}
+	c.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 400) // one resume at a time
+	id := res["id"].(string)
+	c.Do("POST", "/api/jobs/"+id+"/cancel", nil).Must(t, 200)
+	again := c.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 200).JSON()
+	c.Do("POST", "/api/jobs/"+again["id"].(string)+"/cancel", nil).Must(t, 200)
+
+	small := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 200).JSON()["status"] == "done" {
+			break
+		}
+	}
+	c.Do("POST", "/api/jobs/"+small.ID+"/resume", nil).Must(t, 400)
+	o := e.NewClient()
+	o.Signup("other-resume@example.org", fixturePassword)
+	o.Verify("other-resume@example.org")
+	o.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 404)
+}
+
+// TestResumeFinishesWhatWasLeft: a resume of a cancelled Lyon scrape runs
+// to done over the remaining tiles only.
+func TestResumeFinishesWhatWasLeft(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("resume2@example.org", fixturePassword)
+	c.Verify("resume2@example.org")
+	src := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"restaurant"}, "zones": []string{"Rhône"}, "scrap_mode": "ultra"}))
+	c.Do("POST", "/api/jobs/"+src.ID+"/cancel", nil).Must(t, 200)
+	res := c.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 200).JSON()
+	id := res["id"].(string)
+	var got map[string]any
+	for end := time.Now().Add(120 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if got = c.Do("GET", "/api/jobs/"+id, nil).Must(t, 200).JSON(); got["status"] == "done" {
+			break
+		}
+	}
+	if got["status"] != "done" || got["processed_points"] != res["grid_points_count"] || got["results_count"].(float64) < 1 {
+		t.Fatalf("resume after its run: %v", got)
+	}
+}

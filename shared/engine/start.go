@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/jobs"
@@ -39,9 +40,18 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 		return err
 	}
 	tiles := p.Grid.Tiles()
+	// A resumed job searches only the base tiles its source left undone.
+	roots := j.Roots
+	if roots == nil {
+		roots = make([]int, len(tiles))
+		for n := range roots {
+			roots[n] = n
+		}
+	}
+	roots = slices.DeleteFunc(slices.Clone(roots), func(n int) bool { return n < 0 || n >= len(tiles) })
 	resend := true
 	if j.Status == jobs.Pending {
-		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(tiles))))
+		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(roots))))
 		if err != nil {
 			return err
 		}
@@ -56,10 +66,10 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		default:
 			resend = false
-			it = store.Item{attrOpenTasks: int64(len(tiles))}
+			it = store.Item{attrOpenTasks: int64(len(roots))}
 			e.log(ctx, j, true,
-				fmt.Sprintf("Started: %d tiles × %d queries (%s mode).", len(tiles), len(j.Queries), j.ScrapMode),
-				fmt.Sprintf("Démarrage : %d tuiles × %d requêtes (mode %s).", len(tiles), len(j.Queries), j.ScrapMode))
+				fmt.Sprintf("Started: %d tiles × %d queries (%s mode).", len(roots), len(j.Queries), j.ScrapMode),
+				fmt.Sprintf("Démarrage : %d tuiles × %d requêtes (mode %s).", len(roots), len(j.Queries), j.ScrapMode))
 		}
 	}
 	if it.Int(attrOpenTasks) == 0 {
@@ -82,10 +92,10 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	for i := range all {
 		all[i] = i
 	}
-	ms := make([]message, 0, len(tiles))
-	for n, t := range tiles {
+	ms := make([]message, 0, len(roots))
+	for _, n := range roots {
 		if id := rootID(n); !done[id] {
-			ms = append(ms, taskMessage(j.ID, id, t, all))
+			ms = append(ms, taskMessage(j.ID, id, tiles[n], all))
 		}
 	}
 	return e.send(ctx, ms...)

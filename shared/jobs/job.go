@@ -88,6 +88,9 @@ type Job struct {
 
 	UserID  int64     `json:"-"`
 	Created time.Time `json:"-"`
+	// Roots, set on a resume, are the indexes (in the grid's tile order)
+	// of the base tiles the job searches; nil means every base tile.
+	Roots []int `json:"-"`
 }
 
 // timeFmt is how job times are written: RFC 3339 in UTC, seconds.

@@ -20,7 +20,7 @@ func CancelOps(j *Job, now string) ([]store.TxOp, error) {
 		return nil, err
 	}
 	*j = next
-	return []store.TxOp{op, releaseOp(j.UserID)}, nil
+	return withResume(j, op, releaseOp(j.UserID)), nil
 }
 
 func errTerminal(j *Job) error {
@@ -73,8 +73,8 @@ func (s *Service) Delete(ctx context.Context, uid int64, id string) error {
 		return apperr.New(apperr.Invalid, "Le job est en cours : annule-le avant de le supprimer.",
 			"The job is running: cancel it before deleting it.")
 	case Pending:
-		err = s.d.DB.Transact(ctx,
-			store.DeleteOp(Table, jobKey(id), store.Eq("status", string(Pending))), releaseOp(uid))
+		err = s.d.DB.Transact(ctx, withResume(j,
+			store.DeleteOp(Table, jobKey(id), store.Eq("status", string(Pending))), releaseOp(uid))...)
 	default:
 		err = s.d.DB.Table(Table).Delete(ctx, jobKey(id), store.Eq("status", string(j.Status)))
 	}

@@ -106,7 +106,7 @@ func planError(p *scrape.Plan) error {
 
 // insert writes a new job in one transaction with its slot of the
 // concurrent-job limit and its EF debit.
-func (s *Service) insert(ctx context.Context, j *Job, ef float64) error {
+func (s *Service) insert(ctx context.Context, j *Job, ef float64, extra ...store.TxOp) error {
 	it, err := item(j)
 	if err != nil {
 		return err
@@ -121,6 +121,7 @@ func (s *Service) insert(ctx context.Context, j *Job, ef float64) error {
 		charge,
 		store.PutOp(Table, it, store.NotExists("pk")),
 	}
+	ops = append(ops, extra...)
 	err = s.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError
 	if errors.As(err, &txErr) {

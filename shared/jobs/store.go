@@ -3,6 +3,7 @@ package jobs
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,7 +53,29 @@ func item(j *Job) (store.Item, error) {
 	for _, c := range counters {
 		it[c] = int64(counterOf(j, c))
 	}
+	if j.Roots != nil {
+		it["roots"] = joinInts(j.Roots)
+	}
 	return it, nil
+}
+
+// joinInts and splitInts write a list of indexes as one string attribute.
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func splitInts(s string) []int {
+	out := []int{}
+	for _, p := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(p); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // fromItem decodes a job item; counters come from their attributes.
@@ -66,6 +89,9 @@ func fromItem(it store.Item) (*Job, error) {
 	j.Created = msTime(it.Int("created_ms"))
 	for _, c := range counters {
 		setCounter(&j, c, int(it.Int(c)))
+	}
+	if r := it.String("roots"); r != "" {
+		j.Roots = splitInts(r)
 	}
 	return &j, nil
 }

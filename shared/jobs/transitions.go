@@ -78,7 +78,15 @@ func DoneOps(j *Job, now time.Time, extra store.Update) ([]store.TxOp, error) {
 		return nil, err
 	}
 	*j = next
-	return []store.TxOp{op, releaseOp(j.UserID)}, nil
+	return withResume(j, op, releaseOp(j.UserID)), nil
+}
+
+// withResume adds, for a resume, the clearing of its source's marker.
+func withResume(j *Job, ops ...store.TxOp) []store.TxOp {
+	if op, ok := resumeDoneOp(j); ok {
+		ops = append(ops, op)
+	}
+	return ops
 }
 
 // FailOps is pending or running → failed with the message: status,
@@ -95,7 +103,7 @@ func FailOps(j *Job, now time.Time, msg string) ([]store.TxOp, error) {
 		return nil, err
 	}
 	*j = next
-	return []store.TxOp{op, releaseOp(j.UserID)}, nil
+	return withResume(j, op, releaseOp(j.UserID)), nil
 }
 
 // Transition applies ops (from StartOp, DoneOps, FailOps, with the

@@ -1,0 +1,149 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/ratelimit"
+	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// resumeKey is the marker of a source job's resume: {job, active}. Its
+// creation is conditional on no active resume, and every terminal
+// transition of the resume clears active in the same transaction.
+func resumeKey(source string) store.Key { return store.Key{PK: jobKey(source).PK, SK: "RESUME"} }
+
+// resumeDoneOp clears the marker of j's source when j is a resume.
+func resumeDoneOp(j *Job) (store.TxOp, bool) {
+	if j.SourceJobID == nil {
+		return store.TxOp{}, false
+	}
+	return store.UpdateOp(Table, resumeKey(*j.SourceJobID), store.Update{}.Set("active", false), nil), true
+}
+
+func errNotResumable(why, whyEN string) error {
+	return apperr.New(apperr.Invalid, "Ce job ne peut pas être repris : "+why+".", "This job cannot be resumed: "+whyEN+".")
+}
+
+// Resume creates a job that scrapes what a cancelled or failed scrape left
+// undone (POST /api/jobs/{id}/resume): its settings, only the base tiles
+// whose root task did not finish, EF for those only, source_job_id set.
+// 403 without a verified email; 400 when the source is not a scrape, not
+// interrupted, fully processed, or already being resumed.
+func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job, error) {
+	if !u.EmailVerified {
+		return nil, apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
+			"Verify your email address before creating jobs.")
+	}
+	src, err := s.Get(ctx, u.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	subject := accounts.UserPK(u.ID)
+	for _, rule := range []ratelimit.Rule{ratelimit.JobCreate, ratelimit.JobCreateDay} {
+		if err := s.d.Limits.Allow(ctx, rule, subject); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case src.JobType != TypeScrap:
+		return nil, errNotResumable("seuls les scrapes se reprennent", "only scrapes can be resumed")
+	case src.Status != Cancelled && src.Status != Failed:
+		return nil, errNotResumable("il n'a pas été interrompu", "it was not interrupted")
+	}
+	set, err := scrape.Clean(requestOf(src), true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.d.Scrape.Plan(set)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Valid() {
+		return nil, planError(p)
+	}
+	remaining, err := s.remainingRoots(ctx, src, p.Grid.Len())
+	if err != nil {
+		return nil, err
+	}
+	if len(remaining) == 0 {
+		return nil, errNotResumable("toutes ses tuiles ont été traitées", "every tile was already processed")
+	}
+	est := pricing.Compute(pricing.Params{
+		Tiles: len(remaining), Queries: len(set.Queries), Mode: set.Mode, IncludeReviews: set.IncludeReviews, StopAt: set.StopAt,
+	})
+	p.Estimate = est
+	j := newJob(u.ID, set, p, s.d.Now(), s.d.Source)
+	j.GridPointsCount = len(remaining)
+	j.EFCost = est.EF
+	j.Roots = remaining
+	j.SourceJobID = &src.ID
+	marker := store.PutOp(Table, store.Item{"pk": resumeKey(src.ID).PK, "sk": "RESUME", "job": j.ID, "active": true},
+		store.Or(store.NotExists("pk"), store.Eq("active", false)))
+	err = s.insert(ctx, j, est.EF, marker)
+	var txErr *store.TxConditionError
+	if errors.As(err, &txErr) && txErr.Index == 3 {
+		return nil, errNotResumable("une reprise est déjà en attente ou en cours", "a resume of it is already pending or running")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.d.Started != nil {
+		if err := s.d.Started(ctx, j); err != nil {
+			return nil, fmt.Errorf("start job %s: %w", j.ID, err)
+		}
+	}
+	return j, nil
+}
+
+// requestOf is the scrape request a job was created with.
+func requestOf(j *Job) scrape.Request {
+	fp := j.ExcludeForeignPhones
+	return scrape.Request{
+		Queries: j.Queries, Country: j.Country, Zones: j.Zones, IncludeReviews: j.IncludeReviews,
+		ScrapMode: j.ScrapMode, StopAt: j.StopAt, MaxPerPhone: j.MaxPerPhone, ExcludeForeignPhones: &fp,
+		ExtraColumns: j.ExtraColumns,
+	}
+}
+
+// remainingRoots are the base tiles (indexes in the grid's order) of src
+// whose root task did not finish: the engine records a root task as
+// TASK#r<index+1> in state done.
+func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]int, error) {
+	candidates := src.Roots
+	if candidates == nil {
+		candidates = make([]int, tiles)
+		for n := range candidates {
+			candidates[n] = n
+		}
+	}
+	done := map[int]bool{}
+	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(src.ID).PK, SK: store.BeginsWith("TASK#r")},
+		func(it store.Item) error {
+			task := strings.TrimPrefix(it.String("sk"), "TASK#r")
+			if strings.Contains(task, ".") || it.String("state") != "done" {
+				return nil
+			}
+			if n, err := strconv.Atoi(task); err == nil {
+				done[n-1] = true
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("tasks of %s: %w", src.ID, err)
+	}
+	out := []int{}
+	for _, n := range candidates {
+		if n < tiles && !done[n] {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
