@@ -19,6 +19,17 @@ type jobCreate struct {
 	Type json.RawMessage `json:"type,omitempty"`
 }
 
+// BreakdownBody is the answer of GET /api/jobs/{id}/breakdown (final once
+// the job is done).
+type BreakdownBody struct {
+	Status       jobs.Status               `json:"status"`
+	ResultsCount int                       `json:"results_count"`
+	ByQuery      map[string]int            `json:"by_query"`
+	ByZone       map[string]int            `json:"by_zone"`
+	QueryStats   map[string]jobs.QueryStat `json:"query_stats"`
+	DeadQueries  []string                  `json:"dead_queries"`
+}
+
 // CancelBody is the answer of POST /api/jobs/{id}/cancel.
 type CancelBody struct {
 	OK                bool `json:"ok"`
@@ -173,6 +184,22 @@ func (s *Server) jobRoutes() []Route {
 					return abortOnly(err)
 				}
 				return err
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/breakdown", Auth: Any, Tag: "jobs",
+			Summary:  "The job's counts by query and by zone, its per-query tile stats and dead queries",
+			Response: BreakdownBody{}, Status: http.StatusOK, Errors: []int{401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				j, err := js.Get(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, BreakdownBody{
+					ByQuery: j.Breakdown.ByQuery, ByZone: j.Breakdown.ByZone, QueryStats: j.QueryStats,
+					DeadQueries: j.DeadQueries, ResultsCount: j.ResultsCount, Status: j.Status,
+				})
+				return nil
 			},
 		},
 		{

@@ -227,13 +227,17 @@ func checkOutputs(t *testing.T, e *apptest.Env, c *apptest.Client, id string, ro
 		t.Errorf("items page: %v", page)
 	}
 	c.Do("GET", "/api/jobs/"+id+"/items?limit=0", nil).Must(t, 422)
+	bd := c.Do("GET", "/api/jobs/"+id+"/breakdown", nil).Must(t, 200).JSON()
+	if bd["results_count"] != float64(rows) || len(bd["by_zone"].(map[string]any)) == 0 || len(bd["query_stats"].(map[string]any)) == 0 {
+		t.Errorf("breakdown: %v", bd)
+	}
 	cols := c.Do("GET", "/api/jobs/"+id+"/output-columns", nil).Must(t, 200).JSON()
 	if cols["row_count"] != float64(rows) || len(cols["columns"].([]any)) < len(want) {
 		t.Errorf("columns: %v", cols)
 	}
 	o := e.NewClient()
 	o.Signup("nosy-"+id+"@example.org", fixturePassword)
-	for _, p := range []string{"/download", "/download?format=xlsx", "/items", "/output-columns"} {
+	for _, p := range []string{"/download", "/download?format=xlsx", "/items", "/output-columns", "/breakdown", "/stream"} {
 		o.Do("GET", "/api/jobs/"+id+p, nil).Must(t, 404)
 	}
 }
