@@ -73,6 +73,9 @@ func run(ctx context.Context) error {
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
 		Queue:         q,
 		Files:         files,
+		// Short, so that the tasks of a killed server come back soon after
+		// it starts again (a graceful stop hands them back at once).
+		TaskVisibility: 30 * time.Second,
 	})
 	// The job engine's workers run beside the server until shutdown.
 	workCtx, stopWork := context.WithCancel(context.Background())

@@ -8,9 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,5 +168,114 @@ func TestGracefulShutdown(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("login after restart: %d", resp.StatusCode)
+	}
+}
+
+// scrapeRun signs up on a server, creates a scrape and returns the server
+// and a client holding the session, and the job id.
+func scrapeRun(t *testing.T, p *proc, dataDir string, body map[string]any) (*http.Client, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	base := "http://" + p.addr
+	do := func(path string, v any) map[string]any {
+		b, _ := json.Marshal(v)
+		resp, err := c.Post(base+path, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
+		}
+		return out
+	}
+	do("/api/auth/signup", map[string]any{"email": "crash@example.org", "password": "pass-w0rd", "invitation_code": "code", "accept_responsibility": true})
+	var token string
+	for end := time.Now().Add(10 * time.Second); token == "" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		files, _ := filepath.Glob(filepath.Join(dataDir, "outbox", "*.eml"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			if m := regexp.MustCompile(`verify-email\?token=([A-Za-z0-9_-]+)`).FindSubmatch(b); m != nil {
+				token = string(m[1])
+			}
+		}
+	}
+	do("/api/auth/email/verify", map[string]any{"token": token})
+	return c, do("/api/jobs", body)["id"].(string)
+}
+
+func getJob(t *testing.T, c *http.Client, addr, id string) map[string]any {
+	t.Helper()
+	resp, err := c.Get("http://" + addr + "/api/jobs/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var j map[string]any
+	json.NewDecoder(resp.Body).Decode(&j)
+	return j
+}
+
+// sortedRows downloads a done job's CSV and returns its rows sorted.
+func sortedRows(t *testing.T, c *http.Client, addr, id string) []string {
+	t.Helper()
+	resp, err := c.Get("http://" + addr + "/api/jobs/" + id + "/download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	slices.Sort(rows)
+	return rows
+}
+
+func waitDone(t *testing.T, c *http.Client, p *proc, id string, within time.Duration) map[string]any {
+	t.Helper()
+	var j map[string]any
+	for end := time.Now().Add(within); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if j = getJob(t, c, p.addr, id); j["status"] == "done" || j["status"] == "failed" {
+			return j
+		}
+	}
+	t.Fatalf("job %s not done: %v\n%s", id, j, p.log())
+	return nil
+}
+
+// TestCrashMidJob: a server killed with SIGKILL in the middle of a job
+// finishes it after a restart, with the rows of an uninterrupted run.
+func TestCrashMidJob(t *testing.T) {
+	bin := buildServer(t)
+	body := map[string]any{"queries": []string{"restaurant"}, "zones": []string{"Rhône"}, "scrap_mode": "ultra"}
+	env := []string{"SVC_SIM_LATENCY_MS=20"}
+
+	cleanDir := t.TempDir()
+	clean := start(t, bin, cleanDir, env...)
+	cc, cleanID := scrapeRun(t, clean, cleanDir, body)
+	waitDone(t, cc, clean, cleanID, 3*time.Minute)
+	want := sortedRows(t, cc, clean.addr, cleanID)
+
+	dir := t.TempDir()
+	p := start(t, bin, dir, env...)
+	c, id := scrapeRun(t, p, dir, body)
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if j := getJob(t, c, p.addr, id); j["processed_points"].(float64) > 5 {
+			break
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	p2 := start(t, bin, dir, env...)
+	j := waitDone(t, c, p2, id, 3*time.Minute)
+	if j["status"] != "done" || j["processed_points"] != j["grid_points_count"] {
+		t.Fatalf("after the restart: %v", j)
+	}
+	if got := sortedRows(t, c, p2.addr, id); !slices.Equal(got, want) {
+		t.Errorf("rows after a crash: %d, uninterrupted %d", len(got), len(want))
 	}
 }

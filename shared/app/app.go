@@ -47,6 +47,10 @@ type Adapters struct {
 	// and the file store of job outputs.
 	Queue queue.Queue
 	Files blob.Store
+	// TaskVisibility is how long a task message stays hidden while a
+	// worker handles it (renewed as it goes); a worker that dies releases
+	// its messages that long after. 0 keeps the engine's default.
+	TaskVisibility time.Duration
 }
 
 // App is the assembled service.
@@ -108,7 +112,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
-			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal,
+			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal, Visibility: ad.TaskVisibility,
 		})
 		started = eng.Start
 	}
