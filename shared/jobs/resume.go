@@ -10,7 +10,6 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
 )
@@ -38,19 +37,12 @@ func errNotResumable(why, whyEN string) error {
 // 403 without a verified email; 400 when the source is not a scrape, not
 // interrupted, fully processed, or already being resumed.
 func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job, error) {
-	if !u.EmailVerified {
-		return nil, apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
-			"Verify your email address before creating jobs.")
-	}
 	src, err := s.Get(ctx, u.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	subject := accounts.UserPK(u.ID)
-	for _, rule := range []ratelimit.Rule{ratelimit.JobCreate, ratelimit.JobCreateDay} {
-		if err := s.d.Limits.Allow(ctx, rule, subject); err != nil {
-			return nil, err
-		}
+	if err := s.admit(ctx, u); err != nil {
+		return nil, err
 	}
 	switch {
 	case src.JobType != TypeScrap:
@@ -58,16 +50,9 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 	case src.Status != Cancelled && src.Status != Failed:
 		return nil, errNotResumable("il n'a pas été interrompu", "it was not interrupted")
 	}
-	set, err := scrape.Clean(requestOf(src), true)
+	set, p, err := s.plan(requestOf(src))
 	if err != nil {
 		return nil, err
-	}
-	p, err := s.d.Scrape.Plan(set)
-	if err != nil {
-		return nil, err
-	}
-	if !p.Valid() {
-		return nil, planError(p)
 	}
 	remaining, err := s.remainingRoots(ctx, src, p.Grid.Len())
 	if err != nil {

@@ -56,26 +56,12 @@ func New(d Deps) *Service { return &Service{d: d} }
 // one transaction that takes a slot of the concurrent-job limit (429),
 // debits the EF (400 over the quota) and writes the job in pending.
 func (s *Service) Create(ctx context.Context, u *accounts.User, r scrape.Request) (*Job, error) {
-	if !u.EmailVerified {
-		return nil, apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
-			"Verify your email address before creating jobs.")
-	}
-	subject := accounts.UserPK(u.ID)
-	for _, rule := range []ratelimit.Rule{ratelimit.JobCreate, ratelimit.JobCreateDay} {
-		if err := s.d.Limits.Allow(ctx, rule, subject); err != nil {
-			return nil, err
-		}
-	}
-	set, err := scrape.Clean(r, true)
-	if err != nil {
+	if err := s.admit(ctx, u); err != nil {
 		return nil, err
 	}
-	p, err := s.d.Scrape.Plan(set)
+	set, p, err := s.plan(r)
 	if err != nil {
 		return nil, err
-	}
-	if !p.Valid() {
-		return nil, planError(p)
 	}
 	now := s.d.Now()
 	j := newJob(u.ID, set, p, now, s.d.Source)
@@ -91,6 +77,39 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r scrape.Request
 		}
 	}
 	return j, nil
+}
+
+// admit applies what every job creation needs first: a verified email
+// (403) and the creation quota, shared with pipelines and counting refused
+// attempts (429).
+func (s *Service) admit(ctx context.Context, u *accounts.User) error {
+	if !u.EmailVerified {
+		return apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
+			"Verify your email address before creating jobs.")
+	}
+	subject := accounts.UserPK(u.ID)
+	for _, rule := range []ratelimit.Rule{ratelimit.JobCreate, ratelimit.JobCreateDay} {
+		if err := s.d.Limits.Allow(ctx, rule, subject); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan cleans a scrape request (422) and plans it (400 when it cannot run).
+func (s *Service) plan(r scrape.Request) (scrape.Settings, *scrape.Plan, error) {
+	set, err := scrape.Clean(r, true)
+	if err != nil {
+		return set, nil, err
+	}
+	p, err := s.d.Scrape.Plan(set)
+	if err != nil {
+		return set, nil, err
+	}
+	if !p.Valid() {
+		return set, nil, planError(p)
+	}
+	return set, p, nil
 }
 
 // planError is the 400 of a plan that cannot run: its problems, in both
