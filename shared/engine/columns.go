@@ -8,14 +8,16 @@ import (
 )
 
 // Output columns: the fixed ones, then the identifiers, then the extra
-// columns the job asked for.
+// columns the job asked for, then the review columns (reviewColumns) when
+// it asked for reviews.
 var (
 	baseColumns  = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
 	identColumns = []string{"place_id", "query", "zone"}
 )
 
-// columns are the output's header for the job's extra columns.
-func columns(extra []string) []string {
+// columns are the output's header for the job's extra columns and
+// include_reviews.
+func columns(extra []string, reviews bool) []string {
 	cols := append(append([]string{}, baseColumns...), identColumns...)
 	for _, x := range []string{"gps", "departement", "region"} {
 		if !slices.Contains(extra, x) {
@@ -27,11 +29,14 @@ func columns(extra []string) []string {
 			cols = append(cols, x)
 		}
 	}
+	if reviews {
+		cols = append(cols, reviewColumns...)
+	}
 	return cols
 }
 
-// cells is a row in the order of columns(extra).
-func cells(r *Row, aggregator bool, extra []string) []string {
+// cells is a row in the order of columns(extra, reviews).
+func cells(r *Row, aggregator bool, extra []string, reviews bool) []string {
 	rating := ""
 	if r.Rating > 0 {
 		rating = strconv.FormatFloat(r.Rating, 'f', -1, 64)
@@ -48,6 +53,9 @@ func cells(r *Row, aggregator bool, extra []string) []string {
 	}
 	if slices.Contains(extra, "region") {
 		out = append(out, r.Region)
+	}
+	if reviews {
+		out = append(out, reviewCells(r)...)
 	}
 	return out
 }

@@ -54,7 +54,9 @@
 //     of the request (the provider returns some beyond the rectangle, and
 //     tiles overshoot their zones), and the first row of each place id
 //     within the task, labelled with its query and its first zone (plus
-//     department and region names from the gazetteer when asked for);
+//     department and region names from the gazetteer when asked for),
+//     then, when the job has include_reviews, reads the latest reviews of
+//     those rows (below);
 //  5. writes the rows to jobs/<id>/parts/<task>.jsonl (replacing what an
 //     earlier delivery wrote; no file when there is no row);
 //  6. commits one transaction (below); a failed condition means another
@@ -97,6 +99,28 @@
 // The worker classifies each row's number (its E.164 form and whether it
 // is foreign, in the part), so that the finalizer parses none.
 //
+// # Reviews
+//
+// Under include_reviews the worker asks the provider for the latest
+// MaxReviews (5) reviews of each row it keeps (provider.Reviews, newest
+// first), all at once like its searches: each request holds a Workers
+// slot, a provider.ErrTransient failure is retried Retries times after
+// Backoff, every request counts in total_attempts_count, and a place
+// still failing keeps its row without reviews and counts one in
+// error_count. A task keeps one row per place id, so no place is asked
+// twice within a task; across tasks a place is asked again (a saturated
+// search's places are found again by its children, a tile's search lists
+// places of its neighbours: about twice the output's places in tests),
+// and each failing ask counts. Rows with a foreign number under
+// exclude_foreign_phones (the merge drops them) and places listing no
+// review (reviews_count 0) are not asked. The reviews travel in the part
+// (latest_reviews) and the redone task fetches them again. The output then
+// ends with the columns avis_1 (the latest) to avis_5, each
+// "<rating>/5 — <author> — <text>" (a part left out when empty), on one
+// line, cut to ReviewCellChars (500) characters ending with "…"; cells
+// beyond the place's reviews are empty. A job without include_reviews has
+// no such column.
+//
 // # Finalize
 //
 // The finalizer acks a job not running, and drops a finalize sent while
@@ -112,7 +136,8 @@
 // formula cells prefixed with an apostrophe; columns nom,
 // site_web, telephone, adresse, rating, reviews_count, category,
 // lien_maps, aggregator_flag, place_id, query, zone, then latitude and
-// longitude, departement, region as asked). aggregator_flag is true when
+// longitude, departement, region as asked, then avis_1 … avis_5 under
+// include_reviews). aggregator_flag is true when
 // the website is a directory, marketplace, booking or delivery platform
 // or social network (aggregatorSite), or when SharedPhonePlaces or more
 // places of the job list the same number. It computes breakdown (rows per

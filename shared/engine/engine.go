@@ -38,7 +38,7 @@ type Deps struct {
 	// part, its transaction, its sends) overlaps the searches of others
 	// and the provider slots stay busy.
 	Handlers int
-	// Retries is how many times a search request failing with
+	// Retries is how many times a search or reviews request failing with
 	// provider.ErrTransient is tried again (default 3; negative: never).
 	Retries int
 	// Backoff is the wait before retry n (1 for the first); default

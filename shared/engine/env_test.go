@@ -342,17 +342,75 @@ type world struct {
 	failFirst, failEvery, failAlways int
 	// onSearch is called before each search (tests cancel from it).
 	onSearch func(n int64)
+	// reviewFailFirst, reviewFailEvery and reviewFailAlways are
+	// failFirst, failEvery and failAlways for Reviews, per place id.
+	reviewFailFirst, reviewFailEvery, reviewFailAlways int
 
 	mu       sync.Mutex
 	attempts map[string]int
 	returned map[string]provider.Place
 	searches atomic.Int64
+
+	reviewAttempts map[string]int // per place id, under mu
+	reviewCalls    atomic.Int64
 }
 
 func (w *world) Name() string            { return "test" }
 func (w *world) Limits() provider.Limits { return w.limits }
-func (w *world) Reviews(context.Context, string, int) ([]provider.Review, error) {
-	return nil, nil
+
+// Reviews returns the latest reviews of a place a search returned
+// (worldReviews), failing like Search with the review* knobs, per place.
+func (w *world) Reviews(ctx context.Context, placeID string, max int) ([]provider.Review, error) {
+	w.reviewCalls.Add(1)
+	if w.latency > 0 {
+		if err := sleep(ctx, w.latency); err != nil {
+			return nil, err
+		}
+	}
+	h := hash(placeID)
+	w.mu.Lock()
+	w.reviewAttempts[placeID]++
+	attempt := w.reviewAttempts[placeID]
+	p, ok := w.returned[placeID]
+	w.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", provider.ErrNotFound, placeID)
+	}
+	if w.reviewFailAlways > 0 && h%uint64(w.reviewFailAlways) == 0 {
+		return nil, fmt.Errorf("always down: %w", provider.ErrTransient)
+	}
+	if w.reviewFailEvery > 0 && h%uint64(w.reviewFailEvery) == 0 && attempt <= w.reviewFailFirst {
+		return nil, fmt.Errorf("rate limited: %w", provider.ErrTransient)
+	}
+	return worldReviews(p, max), nil
+}
+
+// worldReviews are a place's latest reviews in the test world, newest
+// first: min(max, reviews_count, 8) of them, every third without
+// author or text by turns, and the first of one place in seven a long
+// text on several lines.
+func worldReviews(p provider.Place, max int) []provider.Review {
+	n := min(max, p.ReviewCount, 8)
+	h := hash(p.ID)
+	out := make([]provider.Review, n)
+	for k := range out {
+		r := provider.Review{
+			Author: fmt.Sprintf("Client %d", k+1),
+			Rating: float64(1 + (int(h%5)+k)%5),
+			Text:   fmt.Sprintf("Avis %d sur %s.", k+1, p.Name),
+			Time:   time.Date(2025, 6, 30-k, 12, 0, 0, 0, time.UTC).Format(time.RFC3339),
+		}
+		switch {
+		case k == 0 && h%7 == 3:
+			r.Text = "Très long avis.\n" + strings.Repeat("Tout était parfait. ", 40)
+		case k%3 == 1:
+			r.Text = ""
+		case k%3 == 2:
+			r.Author = ""
+		}
+		out[k] = r
+	}
+	return out
 }
 
 func (w *world) Search(ctx context.Context, r provider.Request) (provider.Page, error) {
@@ -425,7 +483,7 @@ func newWorld() *world {
 	rng := rand.New(rand.NewPCG(1, 2))
 	w := &world{
 		limits: provider.Limits{PageSize: 20, Cap: 60}, places: map[string][]provider.Place{},
-		attempts: map[string]int{}, returned: map[string]provider.Place{},
+		attempts: map[string]int{}, returned: map[string]provider.Place{}, reviewAttempts: map[string]int{},
 	}
 	seq := 0
 	mk := func(prefix string, pt orb.Point) provider.Place {

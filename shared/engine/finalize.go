@@ -158,7 +158,7 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 		done <- err
 	}()
 	werr := func() error {
-		w, err := export.NewCSV(pw, columns(j.ExtraColumns))
+		w, err := export.NewCSV(pw, columns(j.ExtraColumns, j.IncludeReviews))
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 			out.rows++
 			out.byQuery[r.Query]++
 			out.byZone[r.Zone]++
-			return w.Write(cells(r, agg, j.ExtraColumns))
+			return w.Write(cells(r, agg, j.ExtraColumns, j.IncludeReviews))
 		})
 		if err != nil {
 			return err

@@ -138,19 +138,19 @@ func TestOutputFilename(t *testing.T) {
 }
 
 func TestColumns(t *testing.T) {
-	if got := columns(nil); len(got) != 12 || got[8] != "aggregator_flag" || got[11] != "zone" {
+	if got := columns(nil, false); len(got) != 12 || got[8] != "aggregator_flag" || got[11] != "zone" {
 		t.Errorf("%q", got)
 	}
-	got := columns([]string{"region", "gps"})
+	got := columns([]string{"region", "gps"}, false)
 	if !slices.Equal(got[12:], []string{"latitude", "longitude", "region"}) {
 		t.Errorf("%q", got)
 	}
 	r := Row{Name: "A", Rating: 4.5, Reviews: 3, Lat: 45.1, Lon: 4.2, Region: "R", Department: "D"}
-	c := cells(&r, true, []string{"gps", "departement", "region"})
+	c := cells(&r, true, []string{"gps", "departement", "region"}, false)
 	if !slices.Equal(c[4:6], []string{"4.5", "3"}) || c[8] != "true" || !slices.Equal(c[12:], []string{"45.1", "4.2", "D", "R"}) {
 		t.Errorf("%q", c)
 	}
-	if c := cells(&Row{}, false, nil); c[4] != "" || c[5] != "0" {
+	if c := cells(&Row{}, false, nil, false); c[4] != "" || c[5] != "0" {
 		t.Errorf("no rating: %q", c)
 	}
 }

@@ -44,6 +44,9 @@ type Row struct {
 	// that the finalizer parses none.
 	PhoneE164    string `json:"phone_e164,omitempty"`
 	PhoneForeign bool   `json:"phone_foreign,omitempty"`
+	// LatestReviews are the place's latest reviews, newest first (at most
+	// MaxReviews), when the job asked for reviews and the place has some.
+	LatestReviews []provider.Review `json:"latest_reviews,omitempty"`
 }
 
 func partKey(job, task string) string { return partsPrefix(job) + task + ".jsonl" }
@@ -223,7 +226,9 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, t
 // work searches the task's units, all at once (each request waits for a
 // provider slot), and builds its rows: units in the order of their
 // queries, places in the provider's order, the first of each place id
-// kept, places outside every zone of the request dropped.
+// kept, places outside every zone of the request dropped. When the job
+// asks for reviews, it then reads the latest reviews of its rows (one
+// request per row: a place is fetched once per task).
 func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile maptile.Tile, qs []int, canSplit bool) (taskResult, error) {
 	results := make([]unitResult, len(qs))
 	errs := make([]error, len(qs))
@@ -300,6 +305,14 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 		}
 		res.stats[q] = kept
 	}
+	if j.IncludeReviews {
+		attempts, failed, err := e.fetchReviews(ctx, j, res.rows)
+		if err != nil {
+			return taskResult{}, err
+		}
+		res.attempts += attempts
+		res.errors += failed
+	}
 	return res, nil
 }
 
@@ -335,26 +348,35 @@ func (e *Engine) searchUnit(ctx context.Context, req provider.Request) (unitResu
 	return r, nil
 }
 
-// request asks the provider for one page, retrying transient failures
-// after Backoff; it returns how many requests it made. Each request holds
-// one of the Workers slots; a wait between retries holds none.
+// request asks the provider for one page of a search (see withRetries).
 func (e *Engine) request(ctx context.Context, req provider.Request) (provider.Page, int, error) {
+	return withRetries(ctx, e, func(ctx context.Context) (provider.Page, error) {
+		return e.d.Provider.Search(ctx, req)
+	})
+}
+
+// withRetries makes one provider request with call, retrying transient
+// failures (provider.ErrTransient) Retries times after Backoff; it returns
+// how many requests it made. Each request holds one of the Workers slots;
+// a wait between retries holds none.
+func withRetries[T any](ctx context.Context, e *Engine, call func(context.Context) (T, error)) (T, int, error) {
 	for attempt := 1; ; attempt++ {
 		select {
 		case e.slots <- struct{}{}:
 		case <-ctx.Done():
-			return provider.Page{}, attempt - 1, ctx.Err()
+			var zero T
+			return zero, attempt - 1, ctx.Err()
 		}
-		pg, err := e.d.Provider.Search(ctx, req)
+		v, err := call(ctx)
 		<-e.slots
 		if err == nil {
-			return pg, attempt, nil
+			return v, attempt, nil
 		}
 		if ctx.Err() != nil || !errors.Is(err, provider.ErrTransient) || attempt > e.d.Retries {
-			return pg, attempt, err
+			return v, attempt, err
 		}
 		if err := e.d.Sleep(ctx, e.d.Backoff(attempt)); err != nil {
-			return pg, attempt, err
+			return v, attempt, err
 		}
 	}
 }

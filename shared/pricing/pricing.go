@@ -65,8 +65,10 @@ const (
 	// maximum and so split when the mode allows.
 	SaturationRate = 0.15
 	// ReviewsFactor multiplies the cost when include_reviews is on: one
-	// extra request per place found, about as many as searches.
-	ReviewsFactor = 2.0
+	// reviews request per place found (PlacesPerSearch of them per
+	// search) on top of the search itself. The engine asks once per place
+	// and task, a little more than once per place.
+	ReviewsFactor = 1 + PlacesPerSearch
 	// PlacesPerSearch is the mean number of distinct places a search adds,
 	// for reducing the cost of a scrape with stop_at.
 	PlacesPerSearch = 8.0

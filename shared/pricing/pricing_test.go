@@ -50,7 +50,7 @@ func TestCompute(t *testing.T) {
 		{"nothing to scrape", Params{Tiles: 0, Queries: 2, Mode: Fast}, 0, 0, 0},
 		{"fast", Params{Tiles: 100, Queries: 2, Mode: Fast}, 200, 320, 5 + 16},
 		{"ultra", Params{Tiles: 100, Queries: 2, Mode: Ultra}, 200, 435.2, 5 + 22},
-		{"reviews double the cost", Params{Tiles: 100, Queries: 2, Mode: Fast, IncludeReviews: true}, 200, 640, 5 + 16},
+		{"reviews add a request per place found", Params{Tiles: 100, Queries: 2, Mode: Fast, IncludeReviews: true}, 200, 2880, 5 + 16},
 		// 320 searches would find 2,560 places; stopping at 256 is a tenth.
 		{"stop_at reduces in proportion", Params{Tiles: 100, Queries: 2, Mode: Fast, StopAt: 256}, 200, 32, 5 + 2},
 		{"stop_at above the expected count changes nothing", Params{Tiles: 100, Queries: 2, Mode: Fast, StopAt: 1_000_000}, 200, 320, 5 + 16},
