@@ -203,6 +203,19 @@ func (s *Server) jobRoutes() []Route {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/map", Auth: Any, Tag: "jobs",
+			Summary:  "The job's base tiles with their bounds and whether each was processed, and the processed ratio",
+			Response: jobs.TileMap{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				m, err := js.Map(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, m)
+				return nil
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/api/jobs/{id}/output-columns", Auth: Any, Tag: "jobs",
 			Summary:  "The columns of the job's CSV and which hold values, or why there is none",
 			Response: jobs.Columns{}, Status: http.StatusOK, Errors: []int{401, 403, 404},

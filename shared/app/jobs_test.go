@@ -231,13 +231,17 @@ func checkOutputs(t *testing.T, e *apptest.Env, c *apptest.Client, id string, ro
 	if bd["results_count"] != float64(rows) || len(bd["by_zone"].(map[string]any)) == 0 || len(bd["query_stats"].(map[string]any)) == 0 {
 		t.Errorf("breakdown: %v", bd)
 	}
+	m := c.Do("GET", "/api/jobs/"+id+"/map", nil).Must(t, 200).JSON()
+	if m["processed_ratio"] != 1.0 || len(m["tiles"].([]any)) == 0 {
+		t.Errorf("map: ratio %v, %d tiles", m["processed_ratio"], len(m["tiles"].([]any)))
+	}
 	cols := c.Do("GET", "/api/jobs/"+id+"/output-columns", nil).Must(t, 200).JSON()
 	if cols["row_count"] != float64(rows) || len(cols["columns"].([]any)) < len(want) {
 		t.Errorf("columns: %v", cols)
 	}
 	o := e.NewClient()
 	o.Signup("nosy-"+id+"@example.org", fixturePassword)
-	for _, p := range []string{"/download", "/download?format=xlsx", "/items", "/output-columns", "/breakdown", "/stream"} {
+	for _, p := range []string{"/download", "/download?format=xlsx", "/items", "/output-columns", "/breakdown", "/stream", "/map"} {
 		o.Do("GET", "/api/jobs/"+id+p, nil).Must(t, 404)
 	}
 }
@@ -259,6 +263,9 @@ func TestJobCancelAndDelete(t *testing.T) {
 	}
 	c.Do("POST", "/api/jobs/"+big.ID+"/cancel", nil).Must(t, 400)
 	c.Do("GET", "/api/jobs/"+big.ID+"/download", nil).Must(t, 410)
+	if m := c.Do("GET", "/api/jobs/"+big.ID+"/map", nil).Must(t, 200).JSON(); m["processed_ratio"].(float64) >= 1 || len(m["tiles"].([]any)) != big.GridPointsCount {
+		t.Errorf("map of a cancelled France job: ratio %v, %d tiles of %d", m["processed_ratio"], len(m["tiles"].([]any)), big.GridPointsCount)
+	}
 	feed := c.Do("GET", "/api/events?types=job.cancelled", nil).Must(t, 200).JSON()
 	if evs := feed["events"].([]any); len(evs) != 1 {
 		t.Errorf("feed %v", feed)
