@@ -3,6 +3,7 @@ package app_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -498,4 +499,39 @@ func TestResumeFinishesWhatWasLeft(t *testing.T) {
 	if got["status"] != "done" || got["processed_points"] != res["grid_points_count"] || got["results_count"].(float64) < 1 {
 		t.Fatalf("resume after its run: %v", got)
 	}
+}
+
+// TestJobStreamWhileRunning: a stream opened on a running job sends events
+// as the job moves, before it ends (read for three seconds).
+func TestJobStreamWhileRunning(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("live@example.org", fixturePassword)
+	c.Verify("live@example.org")
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{
+		"queries": []string{"restaurant", "coiffeur"}, "zones": []string{"France"}, "scrap_mode": "ultra",
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.Server.URL+"/api/jobs/"+j.ID+"/stream", nil)
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body) // ends with the context's deadline
+	evs := parseSSE(string(body))
+	progress := 0
+	for _, ev := range evs {
+		if ev.Name == "progress" {
+			progress++
+		}
+		if ev.Name == "done" {
+			t.Fatal("a whole-country job done in three seconds: the test needs a longer job")
+		}
+	}
+	if len(evs) == 0 || evs[0].Name != "status" || progress < 2 {
+		t.Errorf("live events %v", evs)
+	}
+	c.Do("POST", "/api/jobs/"+j.ID+"/cancel", nil).Must(t, 200)
 }
