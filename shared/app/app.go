@@ -108,15 +108,17 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	// locally, in the Lambdas that send work or run it on AWS.
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
+	var js *jobs.Service // the engine's overtime hook calls it; set below
 	onTerminal := jobEvent(evs, cfg.BaseURL, ad.Log)
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal, Visibility: ad.TaskVisibility,
+			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, error) { return js.Overtime(ctx, j) },
 		})
 		started = eng.Start
 	}
-	js := jobs.New(jobs.Deps{
+	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
 		Files: ad.Files, Started: started, OnTerminal: onTerminal,
 	})

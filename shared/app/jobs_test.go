@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -534,4 +535,49 @@ func TestJobStreamWhileRunning(t *testing.T) {
 		t.Errorf("live events %v", evs)
 	}
 	c.Do("POST", "/api/jobs/"+j.ID+"/cancel", nil).Must(t, 200)
+}
+
+// TestJobMaxRunTime: past 24 hours of running, a scrape stops and a resume
+// over its unfinished tiles takes over, with no call and no new charge.
+func TestJobMaxRunTime(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("long@example.org", fixturePassword)
+	c.Verify("long@example.org")
+	src := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"restaurant", "coiffeur"}, "zones": []string{"France"}, "scrap_mode": "ultra"}))
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if c.Do("GET", "/api/jobs/"+src.ID, nil).Must(t, 200).JSON()["processed_points"].(float64) > 3 {
+			break
+		}
+	}
+	spent := c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"]
+	k := e.NewClient()
+	k.Key = c.CreateKey("long")
+	e.Clock.Advance(25 * time.Hour)
+	var got map[string]any
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got = k.Do("GET", "/api/jobs/"+src.ID, nil).Must(t, 200).JSON(); got["status"] != "running" {
+			break
+		}
+	}
+	if got["status"] != "failed" || !strings.Contains(fmt.Sprint(got["error_message"]), "24") {
+		t.Fatalf("after 25 hours: %v", got)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(k.Do("GET", "/api/jobs", nil).Must(t, 200).Body, &list); err != nil {
+		t.Fatal(err)
+	}
+	var next map[string]any
+	for _, j := range list {
+		if j["source_job_id"] == src.ID {
+			next = j
+		}
+	}
+	if next == nil || next["ef_cost"] != 0.0 || next["grid_points_count"].(float64) >= float64(src.GridPointsCount) {
+		t.Fatalf("continuation %v", next)
+	}
+	if now := k.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"]; now != spent {
+		t.Errorf("EF spent %v after the automatic resume, %v before", now, spent)
+	}
+	k.Do("POST", "/api/jobs/"+next["id"].(string)+"/cancel", nil).Must(t, 200)
 }

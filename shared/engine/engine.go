@@ -71,6 +71,9 @@ type Deps struct {
 	MaxLogs int
 	// PlanCache is how many jobs' plans are kept (default 32).
 	PlanCache int
+	// OnOvertime stops a job past its maximum run time and resumes it
+	// (jobs.Service.Overtime); a task of an overdue job calls it and ends.
+	OnOvertime func(ctx context.Context, j *jobs.Job) (stopped bool, err error)
 	// OnTerminal is told of every terminal transition the engine commits
 	// (done, failed), with the job as written, after the commit.
 	OnTerminal func(ctx context.Context, j *jobs.Job)

@@ -96,6 +96,13 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
+	if e.d.OnOvertime != nil && jobs.Overdue(j, e.d.Now()) {
+		// Past the maximum run time: the job stops and a resume takes
+		// over its unfinished tiles, this one included.
+		if stopped, err := e.d.OnOvertime(ctx, j); err != nil || stopped {
+			return err
+		}
+	}
 
 	p, err := e.plan(j)
 	if err != nil {

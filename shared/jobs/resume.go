@@ -109,14 +109,22 @@ func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]in
 			candidates[n] = n
 		}
 	}
-	done := map[int]bool{}
+	// A root counts as done when its task is, and none of its splits
+	// (r<n>.<m>...) is still pending: a tile whose subdivision was cut off
+	// is searched again.
+	done, open := map[int]bool{}, map[int]bool{}
 	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(src.ID).PK, SK: store.BeginsWith("TASK#r")},
 		func(it store.Item) error {
 			task := strings.TrimPrefix(it.String("sk"), "TASK#r")
-			if strings.Contains(task, ".") || it.String("state") != "done" {
+			root, _, split := strings.Cut(task, ".")
+			n, err := strconv.Atoi(root)
+			if err != nil {
 				return nil
 			}
-			if n, err := strconv.Atoi(task); err == nil {
+			switch {
+			case it.String("state") != "done":
+				open[n-1] = true
+			case !split:
 				done[n-1] = true
 			}
 			return nil
@@ -126,7 +134,7 @@ func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]in
 	}
 	out := []int{}
 	for _, n := range candidates {
-		if n < tiles && !done[n] {
+		if n < tiles && (!done[n] || open[n]) {
 			out = append(out, n)
 		}
 	}
