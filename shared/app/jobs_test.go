@@ -151,14 +151,7 @@ func TestJobRunsToDone(t *testing.T) {
 	c.Verify("run@example.org")
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
 	var got map[string]any
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got = c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()
-		if s := got["status"]; s == "done" || s == "failed" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	got = waitJob(t, c, j.ID, func(g map[string]any) bool { return g["status"] == "done" || g["status"] == "failed" })
 	if got["status"] != "done" || got["results_count"].(float64) < 50 || got["processed_points"] != got["grid_points_count"] ||
 		got["download_available"] != true || got["completed_at"] == nil || got["started_at"] == nil {
 		t.Fatalf("job after the run: %v", got)
@@ -274,10 +267,7 @@ func TestJobCancelAndDelete(t *testing.T) {
 	}
 
 	small := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
-	deadline := time.Now().Add(60 * time.Second)
-	for c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 200).JSON()["status"] != "done" && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitJob(t, c, small.ID, isDone)
 	c.Do("POST", "/api/jobs/"+small.ID+"/cancel", nil).Must(t, 400)
 	c.Do("GET", "/api/jobs/"+small.ID+"/download", nil).Must(t, 200)
 	o := e.NewClient()
@@ -326,10 +316,7 @@ func TestJobStream(t *testing.T) {
 	c.Signup("stream@example.org", fixturePassword)
 	c.Verify("stream@example.org")
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}, "scrap_mode": "normal"}))
-	deadline := time.Now().Add(60 * time.Second)
-	for c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()["status"] != "done" && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitJob(t, c, j.ID, isDone)
 	r := c.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 200)
 	if r.Header.Get("Content-Type") != "text/event-stream" || r.Header.Get("Cache-Control") != "no-cache" || r.Header.Get("X-Accel-Buffering") != "no" {
 		t.Errorf("headers %v", r.Header)
@@ -382,11 +369,7 @@ func TestJobsInAccountExportAndDeletion(t *testing.T) {
 	c.Verify("owner@example.org")
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
 	var done map[string]any
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if done = c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON(); done["status"] == "done" {
-			break
-		}
-	}
+	done = waitJob(t, c, j.ID, isDone)
 	r := c.Do("GET", "/api/auth/me/export", nil).Must(t, 200)
 	z, err := zip.NewReader(bytes.NewReader(r.Body), int64(len(r.Body)))
 	if err != nil {
@@ -425,11 +408,7 @@ func TestJobExpiry(t *testing.T) {
 	c.Signup("expiry@example.org", fixturePassword)
 	c.Verify("expiry@example.org")
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if c.Do("GET", "/api/jobs/"+j.ID, nil).Must(t, 200).JSON()["status"] == "done" {
-			break
-		}
-	}
+	waitJob(t, c, j.ID, isDone)
 	c.Do("GET", "/api/jobs/"+j.ID+"/download", nil).Must(t, 200)
 	// A key outlives the 7-day session.
 	k := e.NewClient()
@@ -468,11 +447,7 @@ func TestJobResume(t *testing.T) {
 	c.Do("POST", "/api/jobs/"+again["id"].(string)+"/cancel", nil).Must(t, 200)
 
 	small := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if c.Do("GET", "/api/jobs/"+small.ID, nil).Must(t, 200).JSON()["status"] == "done" {
-			break
-		}
-	}
+	waitJob(t, c, small.ID, isDone)
 	c.Do("POST", "/api/jobs/"+small.ID+"/resume", nil).Must(t, 400)
 	o := e.NewClient()
 	o.Signup("other-resume@example.org", fixturePassword)
@@ -492,11 +467,7 @@ func TestResumeFinishesWhatWasLeft(t *testing.T) {
 	res := c.Do("POST", "/api/jobs/"+src.ID+"/resume", nil).Must(t, 200).JSON()
 	id := res["id"].(string)
 	var got map[string]any
-	for end := time.Now().Add(120 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if got = c.Do("GET", "/api/jobs/"+id, nil).Must(t, 200).JSON(); got["status"] == "done" {
-			break
-		}
-	}
+	got = waitJob(t, c, id, isDone)
 	if got["status"] != "done" || got["processed_points"] != res["grid_points_count"] || got["results_count"].(float64) < 1 {
 		t.Fatalf("resume after its run: %v", got)
 	}
@@ -545,21 +516,13 @@ func TestJobMaxRunTime(t *testing.T) {
 	c.Signup("long@example.org", fixturePassword)
 	c.Verify("long@example.org")
 	src := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"restaurant", "coiffeur"}, "zones": []string{"France"}, "scrap_mode": "ultra"}))
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if c.Do("GET", "/api/jobs/"+src.ID, nil).Must(t, 200).JSON()["processed_points"].(float64) > 3 {
-			break
-		}
-	}
+	waitJob(t, c, src.ID, func(g map[string]any) bool { return g["processed_points"].(float64) > 3 })
 	spent := c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"]
 	k := e.NewClient()
 	k.Key = c.CreateKey("long")
 	e.Clock.Advance(25 * time.Hour)
 	var got map[string]any
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if got = k.Do("GET", "/api/jobs/"+src.ID, nil).Must(t, 200).JSON(); got["status"] != "running" {
-			break
-		}
-	}
+	got = waitJob(t, k, src.ID, func(g map[string]any) bool { return g["status"] != "running" })
 	if got["status"] != "failed" || !strings.Contains(fmt.Sprint(got["error_message"]), "24") {
 		t.Fatalf("after 25 hours: %v", got)
 	}
@@ -581,3 +544,18 @@ func TestJobMaxRunTime(t *testing.T) {
 	}
 	k.Do("POST", "/api/jobs/"+next["id"].(string)+"/cancel", nil).Must(t, 200)
 }
+
+// waitJob reads the job until until says so, for at most two minutes, and
+// returns its last state (the caller checks it).
+func waitJob(t *testing.T, c *apptest.Client, id string, until func(map[string]any) bool) map[string]any {
+	t.Helper()
+	var got map[string]any
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got = c.Do("GET", "/api/jobs/"+id, nil).Must(t, 200).JSON(); until(got) {
+			break
+		}
+	}
+	return got
+}
+
+func isDone(g map[string]any) bool { return g["status"] == "done" }
