@@ -114,7 +114,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal, Visibility: ad.TaskVisibility,
-			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, error) { return js.Overtime(ctx, j) },
+			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 		})
 		started = eng.Start
 	}

@@ -73,7 +73,9 @@ type Deps struct {
 	PlanCache int
 	// OnOvertime stops a job past its maximum run time and resumes it
 	// (jobs.Service.Overtime); a task of an overdue job calls it and ends.
-	OnOvertime func(ctx context.Context, j *jobs.Job) (stopped bool, err error)
+	// first is true for the call that stopped it: the engine then merges
+	// the tasks done so far into the job's output (a partial finalize).
+	OnOvertime func(ctx context.Context, j *jobs.Job) (stopped, first bool, err error)
 	// OnTerminal is told of every terminal transition the engine commits
 	// (done, failed), with the job as written, after the commit.
 	OnTerminal func(ctx context.Context, j *jobs.Job)

@@ -32,13 +32,18 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 	if j.Status != jobs.Running {
 		return nil // done already, or cancelled, or failed
 	}
-	if open := jit.Int(attrOpenTasks); open != 0 {
+	if open := jit.Int(attrOpenTasks); open != 0 && !m.Partial {
 		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
 		return nil // the last task sends it again
 	}
 	recs, err := e.tasks(ctx, j.ID, "")
 	if err != nil {
 		return err
+	}
+	if m.Partial {
+		// Stopped at the maximum run time: only what is done is merged;
+		// its resume searches the rest.
+		recs = slices.DeleteFunc(recs, func(r taskRecord) bool { return r.State != stateDone })
 	}
 	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
 	var parts []string

@@ -37,6 +37,10 @@ type message struct {
 	Task    string    `json:"task,omitempty"`
 	Tile    *[3]int64 `json:"tile,omitempty"`
 	Queries []int     `json:"q,omitempty"`
+	// Partial, on a finalize, merges the tasks done so far although others
+	// remain: the job was stopped at its maximum run time and a resume
+	// continues the rest.
+	Partial bool `json:"partial,omitempty"`
 }
 
 func decode(body []byte) (message, error) {

@@ -99,8 +99,16 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if e.d.OnOvertime != nil && jobs.Overdue(j, e.d.Now()) {
 		// Past the maximum run time: the job stops and a resume takes
 		// over its unfinished tiles, this one included.
-		if stopped, err := e.d.OnOvertime(ctx, j); err != nil || stopped {
+		stopped, first, err := e.d.OnOvertime(ctx, j)
+		if err != nil {
 			return err
+		}
+		if first {
+			// The stopper merges what the job found so far.
+			return e.send(ctx, message{Kind: kindFinalize, Job: j.ID, Partial: true})
+		}
+		if stopped {
+			return nil
 		}
 	}
 

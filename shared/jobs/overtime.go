@@ -23,60 +23,58 @@ func Overdue(j *Job, now time.Time) bool {
 }
 
 // Overtime stops a job past MaxRunTime and resumes it (spec: "stopped and
-// resumed automatically, no call needed"): in one transaction the job
-// fails with a message naming its continuation, and a resume over the base
-// tiles it left is created in pending, taking the slot the job gives back
-// and charged nothing (those tiles were paid for). The first worker to see
-// the job overdue does it; the others find it failed. stopped is false
-// when the job goes on (not overdue, or nothing left to resume).
-func (s *Service) Overtime(ctx context.Context, j *Job) (stopped bool, err error) {
+// resumed automatically, no call needed"): a resume over the base tiles it
+// left is created in pending (a tile whose subdivision was cut off counts
+// as left), charged nothing (those tiles were paid for), with one more
+// slot of the concurrent-job limit, which the stopped job gives back when
+// the engine merges what it found so far and ends it done. The resume
+// marker makes it happen once: first is true for the call that created the
+// continuation; stopped is true while the job is being stopped.
+func (s *Service) Overtime(ctx context.Context, j *Job) (stopped, first bool, err error) {
 	if !Overdue(j, s.d.Now()) {
-		return false, nil
+		return false, false, nil
+	}
+	// The tasks still queued of a stopped job meet it here one after the
+	// other: one read of the marker answers them without planning again.
+	if m, err := s.d.DB.Table(Table).Get(ctx, resumeKey(j.ID)); err == nil && m.Bool("active") {
+		return true, false, nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, false, fmt.Errorf("resume marker of %s: %w", j.ID, err)
 	}
 	set, p, err := s.plan(requestOf(j))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	remaining, err := s.remainingRoots(ctx, j, p.Grid.Len())
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if len(remaining) == 0 {
-		return false, nil // every tile is searched: let it finish
+		return false, false, nil // every tile is searched: let it finish
 	}
 	next := newJob(j.UserID, set, p, s.d.Now(), j.Source)
 	next.GridPointsCount, next.EFCost, next.Roots, next.SourceJobID = len(remaining), 0, remaining, &j.ID
 	it, err := item(next)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	msg := fmt.Sprintf("Durée maximale de 24 h atteinte : le job continue dans %s. / Maximum run time of 24 hours reached: the job continues as %s.", next.ID, next.ID)
-	ops, err := FailOps(j, s.d.Now(), msg)
-	if err != nil {
-		return false, err
-	}
-	// The continuation takes over the job's slot of the concurrent-job
-	// limit: FailOps' release (its second operation) is left out rather
-	// than undone by a second update of the same item, which a
-	// transaction may not hold.
-	ops = append(ops[:1:1], ops[2:]...)
-	ops = append(ops,
+	err = s.d.DB.Transact(ctx,
+		store.PutOp(Table, store.Item{"pk": resumeKey(j.ID).PK, "sk": "RESUME", "job": next.ID, "active": true},
+			store.NotExists("pk")),
 		store.PutOp(Table, it, store.NotExists("pk")),
-		store.PutOp(Table, store.Item{"pk": resumeKey(j.ID).PK, "sk": "RESUME", "job": next.ID, "active": true}, nil),
+		store.UpdateOp(Table, activeKey(j.UserID), store.Update{}.Add("n", 1), nil),
 	)
-	if err := Transition(ctx, s.d.DB, 0, ops...); err != nil {
-		if errors.Is(err, ErrTransition) {
-			return true, nil // another worker stopped it (or it ended)
-		}
-		return false, fmt.Errorf("overtime of job %s: %w", j.ID, err)
+	var txErr *store.TxConditionError
+	if errors.As(err, &txErr) && txErr.Index == 0 {
+		return true, false, nil // another worker stopped it
 	}
-	if s.d.OnTerminal != nil {
-		s.d.OnTerminal(ctx, j)
+	if err != nil {
+		return false, false, fmt.Errorf("overtime of job %s: %w", j.ID, err)
 	}
 	if s.d.Started != nil {
 		if err := s.d.Started(ctx, next); err != nil {
-			return true, fmt.Errorf("start job %s: %w", next.ID, err)
+			return true, true, fmt.Errorf("start job %s: %w", next.ID, err)
 		}
 	}
-	return true, nil
+	return true, true, nil
 }
