@@ -88,35 +88,15 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 	return j, nil
 }
 
-// requestOf is the scrape request a job was created with.
-func requestOf(j *Job) scrape.Request {
-	fp := j.ExcludeForeignPhones
-	return scrape.Request{
-		Queries: j.Queries, Country: j.Country, Zones: j.Zones, IncludeReviews: j.IncludeReviews,
-		ScrapMode: j.ScrapMode, StopAt: j.StopAt, MaxPerPhone: j.MaxPerPhone, ExcludeForeignPhones: &fp,
-		ExtraColumns: j.ExtraColumns,
-	}
-}
-
-// remainingRoots are the base tiles (indexes in the grid's order) of src
-// whose root task did not finish: the engine records a root task as
-// TASK#r<index+1> in state done.
-func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]int, error) {
-	candidates := src.Roots
-	if candidates == nil {
-		candidates = make([]int, tiles)
-		for n := range candidates {
-			candidates[n] = n
-		}
-	}
-	// A root counts as done when its task is, and none of its splits
-	// (r<n>.<m>...) is still pending: a tile whose subdivision was cut off
-	// is searched again.
-	done, open := map[int]bool{}, map[int]bool{}
-	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(src.ID).PK, SK: store.BeginsWith("TASK#r")},
+// rootProgress reads the engine's ledger of a job: the base tiles (indexes
+// in the grid's order) whose root task TASK#r<index+1> is done, and those
+// with a task of theirs (the root or one of its splits r<n>.<m>...) still
+// pending.
+func (s *Service) rootProgress(ctx context.Context, id string) (done, open map[int]bool, err error) {
+	done, open = map[int]bool{}, map[int]bool{}
+	err = store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(id).PK, SK: store.BeginsWith("TASK#r")},
 		func(it store.Item) error {
-			task := strings.TrimPrefix(it.String("sk"), "TASK#r")
-			root, _, split := strings.Cut(task, ".")
+			root, _, split := strings.Cut(strings.TrimPrefix(it.String("sk"), "TASK#r"), ".")
 			n, err := strconv.Atoi(root)
 			if err != nil {
 				return nil
@@ -130,7 +110,35 @@ func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]in
 			return nil
 		})
 	if err != nil {
-		return nil, fmt.Errorf("tasks of %s: %w", src.ID, err)
+		return nil, nil, fmt.Errorf("tasks of %s: %w", id, err)
+	}
+	return done, open, nil
+}
+
+// requestOf is the scrape request a job was created with.
+func requestOf(j *Job) scrape.Request {
+	fp := j.ExcludeForeignPhones
+	return scrape.Request{
+		Queries: j.Queries, Country: j.Country, Zones: j.Zones, IncludeReviews: j.IncludeReviews,
+		ScrapMode: j.ScrapMode, StopAt: j.StopAt, MaxPerPhone: j.MaxPerPhone, ExcludeForeignPhones: &fp,
+		ExtraColumns: j.ExtraColumns,
+	}
+}
+
+// remainingRoots are the base tiles (indexes in the grid's order) of src
+// left to search: a root not done, or whose subdivision was cut off (a
+// split still pending) is searched again.
+func (s *Service) remainingRoots(ctx context.Context, src *Job, tiles int) ([]int, error) {
+	candidates := src.Roots
+	if candidates == nil {
+		candidates = make([]int, tiles)
+		for n := range candidates {
+			candidates[n] = n
+		}
+	}
+	done, open, err := s.rootProgress(ctx, src.ID)
+	if err != nil {
+		return nil, err
 	}
 	out := []int{}
 	for _, n := range candidates {

@@ -1,13 +1,6 @@
 package jobs
 
-import (
-	"context"
-	"fmt"
-	"strconv"
-	"strings"
-
-	"github.com/prospectdata/svc/shared/store"
-)
+import "context"
 
 // MapTile is one base tile of a job's grid on GET /api/jobs/{id}/map.
 type MapTile struct {
@@ -39,20 +32,9 @@ func (s *Service) Map(ctx context.Context, uid int64, id string) (*TileMap, erro
 	if err != nil {
 		return nil, err
 	}
-	done := map[int]bool{}
-	err = store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(id).PK, SK: store.BeginsWith("TASK#r")},
-		func(it store.Item) error {
-			task := strings.TrimPrefix(it.String("sk"), "TASK#r")
-			if strings.Contains(task, ".") || it.String("state") != "done" {
-				return nil
-			}
-			if n, err := strconv.Atoi(task); err == nil {
-				done[n-1] = true
-			}
-			return nil
-		})
+	done, _, err := s.rootProgress(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("tasks of %s: %w", id, err)
+		return nil, err
 	}
 	roots := map[int]bool{}
 	for _, n := range j.Roots {

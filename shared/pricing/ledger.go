@@ -60,38 +60,13 @@ func (l *Ledger) Remaining(ctx context.Context, uid int64) (float64, error) {
 	return math.Max(0, l.quota-spent), nil
 }
 
-// Charge adds ef to this month's spending if it stays within the quota, in
-// one conditional update: two jobs started at once cannot both pass a
-// check that only one of them fits. Over the quota it returns OverQuota.
-func (l *Ledger) Charge(ctx context.Context, uid int64, ef float64) error {
-	cents := int64(math.Round(ef * 100))
-	if cents <= 0 {
-		return nil
-	}
-	limit := int64(math.Round(l.quota*100)) - cents
-	if limit < 0 {
-		return OverQuota(ef, l.quota)
-	}
-	_, err := l.db.Table(accounts.Table).Update(ctx, l.key(uid),
-		store.Update{}.Add("cents", cents),
-		store.Or(store.NotExists("cents"), store.Le("cents", limit)))
-	if errors.Is(err, store.ErrConditionFailed) {
-		rem, rerr := l.Remaining(ctx, uid)
-		if rerr != nil {
-			return rerr
-		}
-		return OverQuota(ef, rem)
-	}
-	if err != nil {
-		return fmt.Errorf("ef charge: %w", err)
-	}
-	return nil
-}
-
-// ChargeOp is Charge as an operation of a caller's transaction (job
-// creation charges in the same transaction that writes the job). Its
-// condition fails when the cost does not fit this month's quota; the
-// caller reports that with OverQuota and Remaining.
+// ChargeOp adds ef to this month's spending as an operation of the
+// caller's transaction (job creation charges in the transaction that
+// writes the job), conditional on the sum staying within the quota: two
+// jobs created at once cannot both pass a check only one of them fits.
+// ok is false when the cost exceeds the whole quota; a failed condition
+// means it exceeds what remains, which the caller reports with OverQuota
+// and Remaining.
 func (l *Ledger) ChargeOp(uid int64, ef float64) (op store.TxOp, ok bool) {
 	cents := int64(math.Round(ef * 100))
 	limit := int64(math.Round(l.quota*100)) - cents

@@ -2,6 +2,7 @@ package pricing_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +14,23 @@ import (
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
+
+// charge is how job creation charges: ChargeOp in a transaction, a failed
+// condition reported as OverQuota with what remains.
+func charge(ctx context.Context, db store.DB, l *pricing.Ledger, uid int64, ef float64) error {
+	op, ok := l.ChargeOp(uid, ef)
+	if !ok {
+		return pricing.OverQuota(ef, l.Quota())
+	}
+	if err := db.Transact(ctx, op); err != nil {
+		if errors.Is(err, store.ErrConditionFailed) {
+			rem, _ := l.Remaining(ctx, uid)
+			return pricing.OverQuota(ef, rem)
+		}
+		return err
+	}
+	return nil
+}
 
 func openDB(t *testing.T) store.DB {
 	t.Helper()
@@ -27,7 +45,8 @@ func openDB(t *testing.T) store.DB {
 func TestLedgerChargesWithinTheQuota(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
-	l := pricing.NewLedger(openDB(t), func() time.Time { return now }, 100)
+	db := openDB(t)
+	l := pricing.NewLedger(db, func() time.Time { return now }, 100)
 	steps := []struct {
 		ef        float64
 		refused   bool
@@ -39,7 +58,7 @@ func TestLedgerChargesWithinTheQuota(t *testing.T) {
 		{0, false, 100},
 	}
 	for i, s := range steps {
-		err := l.Charge(ctx, 7, s.ef)
+		err := charge(ctx, db, l, 7, s.ef)
 		if s.refused != apperr.Is(err, apperr.Invalid) || (!s.refused && err != nil) {
 			t.Fatalf("step %d: charge %v: %v", i, s.ef, err)
 		}
@@ -58,14 +77,15 @@ func TestLedgerChargesWithinTheQuota(t *testing.T) {
 	if got, _ := l.Spent(ctx, 7); got != 0 {
 		t.Errorf("December spent %v, want 0", got)
 	}
-	if err := l.Charge(ctx, 7, 101); !apperr.Is(err, apperr.Invalid) {
+	if err := charge(ctx, db, l, 7, 101); !apperr.Is(err, apperr.Invalid) {
 		t.Errorf("a charge above the whole quota: %v", err)
 	}
 }
 
 func TestLedgerConcurrentChargesNeverExceedTheQuota(t *testing.T) {
 	ctx := context.Background()
-	l := pricing.NewLedger(openDB(t), time.Now, 10)
+	db := openDB(t)
+	l := pricing.NewLedger(db, time.Now, 10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
@@ -73,7 +93,7 @@ func TestLedgerConcurrentChargesNeverExceedTheQuota(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if l.Charge(ctx, 1, 1) == nil {
+			if charge(ctx, db, l, 1, 1) == nil {
 				mu.Lock()
 				ok++
 				mu.Unlock()

@@ -2,8 +2,26 @@ package queue
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
+
+// MaxWait is SQS's longest long poll, the bound of Receive's wait.
+const MaxWait = 20 * time.Second
+
+// CheckReceive applies the port's rules to a receive: 1 to MaxBatch
+// messages, a wait within 0..MaxWait, a visibility within 0..MaxVisibility.
+func CheckReceive(limit int, wait, visibility time.Duration) error {
+	switch {
+	case limit < 1 || limit > MaxBatch:
+		return fmt.Errorf("%w: receive of %d messages, want 1 to %d", ErrInvalid, limit, MaxBatch)
+	case wait < 0 || wait > MaxWait:
+		return fmt.Errorf("%w: wait %v outside 0..%v", ErrInvalid, wait, MaxWait)
+	case visibility < 0 || visibility > MaxVisibility:
+		return fmt.Errorf("%w: visibility timeout %v outside 0..%v", ErrInvalid, visibility, MaxVisibility)
+	}
+	return nil
+}
 
 // CheckSend applies the port's rules to a batch before any driver sends it:
 // 1 to MaxBatch messages, delays within 0..MaxDelay, valid bodies. Both

@@ -9,6 +9,7 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -357,6 +358,21 @@ func compareValues(a, b any) (int, bool) {
 // call it before starting a write so that a malformed condition is an
 // ErrInvalid error rather than a silent condition failure.
 func ValidateCond(c *Cond) error { return validateCond(c, 0) }
+
+// CheckWrite is what every driver checks before a Put, Update or Delete:
+// the context, the key (nil for a Put, whose item the driver checks
+// whole) and the condition.
+func CheckWrite(ctx context.Context, s Schema, k *Key, cond *Cond) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if k != nil {
+		if err := CheckKey(s, *k); err != nil {
+			return err
+		}
+	}
+	return ValidateCond(cond)
+}
 
 func validateCond(c *Cond, depth int) error {
 	if c == nil {

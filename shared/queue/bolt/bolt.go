@@ -261,7 +261,7 @@ func (q *Queue) Receive(ctx context.Context, name string, limit int, wait, visib
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReceive(limit, wait, visibility); err != nil {
+	if err := queue.CheckReceive(limit, wait, visibility); err != nil {
 		return nil, fmt.Errorf("queue/bolt: receive from %s: %w", name, err)
 	}
 	vis := s.visibility

@@ -145,7 +145,7 @@ func (q *Queue) Receive(ctx context.Context, name string, limit int, wait, visib
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReceive(limit, wait, visibility); err != nil {
+	if err := queue.CheckReceive(limit, wait, visibility); err != nil {
 		return nil, fmt.Errorf("queue/sqs: receive from %s: %w", name, err)
 	}
 	out, err := q.client.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{
@@ -386,19 +386,4 @@ func checkConfigs(cfgs []queue.Config) (map[string]queue.Config, error) {
 // (queue's package comment); the callers have bounded d.
 func seconds(d time.Duration) int32 {
 	return int32((d + time.Second - 1) / time.Second)
-}
-
-// maxWait is SQS's longest long poll.
-const maxWait = 20 * time.Second
-
-func checkReceive(limit int, wait, visibility time.Duration) error {
-	switch {
-	case limit < 1 || limit > queue.MaxBatch:
-		return fmt.Errorf("%w: receive of %d messages, want 1 to %d", queue.ErrInvalid, limit, queue.MaxBatch)
-	case wait < 0 || wait > maxWait:
-		return fmt.Errorf("%w: wait %v outside 0..%v", queue.ErrInvalid, wait, maxWait)
-	case visibility < 0 || visibility > queue.MaxVisibility:
-		return fmt.Errorf("%w: visibility timeout %v outside 0..%v", queue.ErrInvalid, visibility, queue.MaxVisibility)
-	}
-	return nil
 }

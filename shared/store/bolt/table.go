@@ -259,10 +259,7 @@ func (t *table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 
 // Put writes the whole item if cond holds on the one it replaces.
 func (t *table) Put(ctx context.Context, it store.Item, cond *store.Cond) error {
-	if err := ctx.Err(); err != nil {
-		return t.errorf("put", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
+	if err := store.CheckWrite(ctx, t.s, nil, cond); err != nil {
 		return t.errorf("put", err)
 	}
 	k, r, err := t.preparePut(it)
@@ -290,13 +287,7 @@ func (t *table) Put(ctx context.Context, it store.Item, cond *store.Cond) error 
 // returns the item as stored, decoded with the read rules (so 3.0 reads back
 // as int64 3 here as in Get).
 func (t *table) Update(ctx context.Context, k store.Key, u store.Update, cond *store.Cond) (store.Item, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, t.errorf("update", err)
-	}
-	if err := store.CheckKey(t.s, k); err != nil {
-		return nil, t.errorf("update", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
+	if err := store.CheckWrite(ctx, t.s, &k, cond); err != nil {
 		return nil, t.errorf("update", err)
 	}
 	if err := store.ValidateUpdate(t.s, u); err != nil {
@@ -329,13 +320,7 @@ func (t *table) Update(ctx context.Context, k store.Key, u store.Update, cond *s
 // Delete removes the item if cond holds; an absent item with no condition is
 // not an error.
 func (t *table) Delete(ctx context.Context, k store.Key, cond *store.Cond) error {
-	if err := ctx.Err(); err != nil {
-		return t.errorf("delete", err)
-	}
-	if err := store.CheckKey(t.s, k); err != nil {
-		return t.errorf("delete", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
+	if err := store.CheckWrite(ctx, t.s, &k, cond); err != nil {
 		return t.errorf("delete", err)
 	}
 	tk := tableKey(k)

@@ -127,10 +127,7 @@ func (t *table) Get(ctx context.Context, k store.Key) (store.Item, error) {
 
 // Put is a PutItem, conditional when cond is not nil.
 func (t *table) Put(ctx context.Context, it store.Item, cond *store.Cond) error {
-	if err := ctx.Err(); err != nil {
-		return t.errorf("put", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
+	if err := store.CheckWrite(ctx, t.s, nil, cond); err != nil {
 		return t.errorf("put", err)
 	}
 	_, item, err := t.preparePut(it)
@@ -156,13 +153,10 @@ func (t *table) Put(ctx context.Context, it store.Item, cond *store.Cond) error 
 // as the port says. The item returned follows the read rules, like Get; it
 // is returned even when expired (Update does not hide, like bolt's).
 func (t *table) Update(ctx context.Context, k store.Key, u store.Update, cond *store.Cond) (store.Item, error) {
-	if err := ctx.Err(); err != nil {
+	if err := store.CheckWrite(ctx, t.s, nil, cond); err != nil {
 		return nil, t.errorf("update", err)
 	}
 	if err := t.checkUpdate(k, u); err != nil {
-		return nil, t.errorf("update", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
 		return nil, t.errorf("update", err)
 	}
 	e := newExpr()
@@ -200,13 +194,7 @@ func (t *table) Update(ctx context.Context, k store.Key, u store.Update, cond *s
 // Delete is a DeleteItem; deleting an absent item without a condition
 // succeeds, as in DynamoDB.
 func (t *table) Delete(ctx context.Context, k store.Key, cond *store.Cond) error {
-	if err := ctx.Err(); err != nil {
-		return t.errorf("delete", err)
-	}
-	if err := store.CheckKey(t.s, k); err != nil {
-		return t.errorf("delete", err)
-	}
-	if err := store.ValidateCond(cond); err != nil {
+	if err := store.CheckWrite(ctx, t.s, &k, cond); err != nil {
 		return t.errorf("delete", err)
 	}
 	e := newExpr()
