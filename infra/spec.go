@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,14 +17,15 @@ import (
 // groups, schemas and queues. It is a value (not read inside the
 // constructors) so that the checks below can be tested on broken inputs.
 type spec struct {
-	Groups  []api.Group
-	Schemas []store.Schema
-	Queues  []queue.Config
+	Groups    []api.Group
+	Schemas   []store.Schema
+	Queues    []queue.Config
+	Schedules []app.Schedule
 }
 
 // serviceSpec is the spec of the service as it is.
 func serviceSpec() spec {
-	return spec{Groups: api.Groups(), Schemas: app.Schemas(), Queues: app.Queues()}
+	return spec{Groups: api.Groups(), Schemas: app.Schemas(), Queues: app.Queues(), Schedules: app.Schedules()}
 }
 
 // check rejects what CloudFormation would reject late (or accept wrongly):
@@ -109,6 +111,19 @@ func (s spec) check() error {
 		}
 		if n != "" {
 			errs = append(errs, fmt.Errorf("queue %q: its dead-letter chain loops", q.Name))
+		}
+	}
+	for _, sc := range s.Schedules {
+		if !queues[sc.Queue] {
+			errs = append(errs, fmt.Errorf("schedule %q: queue %q is not a configured queue", sc.Name, sc.Queue))
+		}
+		// EventBridge rates are whole minutes.
+		if sc.Every < time.Minute || sc.Every%time.Minute != 0 {
+			errs = append(errs, fmt.Errorf("schedule %q: rate %v is not whole minutes", sc.Name, sc.Every))
+		}
+		var body map[string]any
+		if err := json.Unmarshal([]byte(sc.Body), &body); err != nil {
+			errs = append(errs, fmt.Errorf("schedule %q: body is not a JSON object: %w", sc.Name, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/app"
 	"github.com/prospectdata/svc/shared/app/onaws"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/store"
@@ -33,6 +34,7 @@ func TestSpecCheck(t *testing.T) {
 				{Name: "q", VisibilityTimeout: time.Minute, MaxReceives: 3, DeadLetter: "dlq"},
 				{Name: "dlq", VisibilityTimeout: time.Minute},
 			},
+			Schedules: []app.Schedule{{Name: "tick", Queue: "q", Every: time.Minute, Body: `{"kind":"tick"}`}},
 		}
 	}
 	if err := good().check(); err != nil {
@@ -55,6 +57,9 @@ func TestSpecCheck(t *testing.T) {
 		{"no max receives", func(s *spec) { s.Queues[0].MaxReceives = 0 }, "MaxReceives 0"},
 		{"redrive cycle", func(s *spec) { s.Queues[1].DeadLetter, s.Queues[1].MaxReceives = "q", 1 }, "loops"},
 		{"sub-second visibility", func(s *spec) { s.Queues[1].VisibilityTimeout = 1500 * time.Millisecond }, "whole seconds"},
+		{"schedule to no queue", func(s *spec) { s.Schedules[0].Queue = "gone" }, `queue "gone"`},
+		{"schedule of seconds", func(s *spec) { s.Schedules[0].Every = 90 * time.Second }, "whole minutes"},
+		{"schedule body not an object", func(s *spec) { s.Schedules[0].Body = "sweep" }, "JSON object"},
 		{"visibility over 12h", func(s *spec) { s.Queues[1].VisibilityTimeout = 13 * time.Hour }, "whole seconds"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

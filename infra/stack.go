@@ -1,16 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
@@ -138,6 +142,9 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 	for _, w := range app.Workers() {
 		s.addWorker(w, cfg, baseURL)
 	}
+	for _, sc := range sv.Schedules {
+		s.addSchedule(sc)
+	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Endpoint of the HTTP API (default stage)"),
@@ -237,6 +244,24 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 		BatchSize:               jsii.Number(1),
 		ReportBatchItemFailures: jsii.Bool(true),
 	}))
+}
+
+// addSchedule creates the EventBridge rule that sends a schedule's
+// message to its queue at its rate (the target adds the queue policy that
+// lets EventBridge send).
+func (s *Stack) addSchedule(sc app.Schedule) {
+	minutes := int(sc.Every / time.Minute)
+	// FromObject, not FromText: a text input reaches SQS as a quoted JSON
+	// string; an object input is the body itself.
+	var body map[string]any
+	_ = json.Unmarshal([]byte(sc.Body), &body) // check() has ruled out a body that is not an object
+	awsevents.NewRule(s.Stack, jsii.String(pascal(sc.Name)+"Schedule"), &awsevents.RuleProps{
+		Description: jsii.String(fmt.Sprintf("Sends the %s message to queue %s every %d min (shared/app.Schedules)", sc.Name, sc.Queue, minutes)),
+		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(minutes))),
+		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSqsQueue(s.Queues[sc.Queue], &awseventstargets.SqsQueueProps{
+			Message: awsevents.RuleTargetInput_FromObject(body),
+		})},
+	})
 }
 
 // addGroup creates the Lambda of a route group with its log group, grants,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/zip"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -772,6 +773,49 @@ func TestWorkers(t *testing.T) {
 				if q.Name == w.Queue && q.VisibilityTimeout <= time.Duration(w.TimeoutS)*time.Second {
 					t.Errorf("queue visibility %v not above the function timeout %d s", q.VisibilityTimeout, w.TimeoutS)
 				}
+			}
+		})
+	}
+}
+
+// TestSchedules: each schedule is an EventBridge rule at its rate whose
+// target is its queue with its message as the body, and the queue lets
+// EventBridge send to it.
+func TestSchedules(t *testing.T) {
+	s, _, tj := synth(t, nil)
+	for _, sc := range app.Schedules() {
+		t.Run(sc.Name, func(t *testing.T) {
+			qLogical := logicalID(s, s.Queues[sc.Queue])
+			found := false
+			for _, r := range ofType(tj, "AWS::Events::Rule") {
+				p := props(r)
+				for _, target := range p["Targets"].([]any) {
+					tg := target.(map[string]any)
+					if !slices.Contains(refs(tg["Arn"]), qLogical) {
+						continue
+					}
+					found = true
+					want := fmt.Sprintf("rate(%d minute", int(sc.Every/time.Minute))
+					var got, body any
+					_ = json.Unmarshal([]byte(fmt.Sprint(tg["Input"])), &got)
+					_ = json.Unmarshal([]byte(sc.Body), &body)
+					if !strings.HasPrefix(p["ScheduleExpression"].(string), want) || !reflect.DeepEqual(got, body) {
+						t.Errorf("rule %v", p)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no rule targets queue %s", sc.Queue)
+			}
+			policy := false
+			for _, qp := range ofType(tj, "AWS::SQS::QueuePolicy") {
+				b, _ := json.Marshal(props(qp))
+				if strings.Contains(string(b), "events.amazonaws.com") && strings.Contains(string(b), qLogical) {
+					policy = true
+				}
+			}
+			if !policy {
+				t.Errorf("queue %s does not let EventBridge send", sc.Queue)
 			}
 		})
 	}

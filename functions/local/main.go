@@ -81,7 +81,7 @@ func run(ctx context.Context) error {
 	workCtx, stopWork := context.WithCancel(context.Background())
 	defer stopWork()
 	workDone := make(chan error, 1)
-	go func() { workDone <- a.Engine.Run(workCtx) }()
+	go func() { workDone <- a.Work(workCtx) }()
 	srv := &http.Server{
 		Handler:           a.Server,
 		ReadHeaderTimeout: 10 * time.Second,

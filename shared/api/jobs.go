@@ -86,6 +86,20 @@ func (s *Server) jobRoutes() []Route {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/api/jobs/queue", Auth: Any, Tag: "jobs",
+			Summary: "The platform's queue of multi-proxy jobs (one runs at a time), anonymised: " +
+				"other accounts' jobs show their type, state and times only",
+			Response: jobs.QueueView{}, Status: http.StatusOK, Errors: []int{401, 403},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				v, err := js.Queue(r.Context(), c.User.ID)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, v)
+				return nil
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/api/jobs/{id}", Auth: Any, Tag: "jobs",
 			Summary: "One job, with its live counters", Response: jobs.Job{}, Status: http.StatusOK,
 			Errors: []int{401, 403, 404},

@@ -5,8 +5,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prospectdata/svc/shared/accounts"
@@ -65,6 +67,9 @@ type App struct {
 	// Engine runs jobs; nil when the runtime gives no queue or files.
 	Engine *engine.Engine
 	Server *api.Server
+
+	queue queue.Queue
+	log   *slog.Logger
 }
 
 // New wires the services over the adapters; opts choose what the HTTP
@@ -109,22 +114,53 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below
-	onTerminal := jobEvent(evs, cfg.BaseURL, ad.Log)
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
-			Now: ad.Now, Log: ad.Log, OnTerminal: onTerminal, Visibility: ad.TaskVisibility,
+			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
+			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
+			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
 		})
 		started = eng.Start
 	}
 	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		Files: ad.Files, Started: started, OnTerminal: onTerminal,
+		Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
 	})
 	acc.AddHolder(js)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
-	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Server: srv}
+	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Server: srv,
+		queue: ad.Queue, log: ad.Log}
+}
+
+// Work runs the local runtime's workers until ctx ends: the engine's
+// consumers of the tasks queue and the Schedules, each sent once at start
+// (to repair what a stop left, such as a held pool lease) and then at its
+// rate. On AWS, Lambdas and EventBridge rules do the same.
+func (a *App) Work(ctx context.Context) error {
+	if a.Engine == nil {
+		return errors.New("app: no engine (the runtime gave no queue or file store)")
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait() // no send after Work returns (the queue may close then)
+	for _, sc := range Schedules() {
+		wg.Go(func() {
+			t := time.NewTicker(sc.Every)
+			defer t.Stop()
+			for {
+				if _, err := a.queue.Send(ctx, sc.Queue, queue.Message{Body: []byte(sc.Body)}); err != nil && ctx.Err() == nil {
+					a.log.Warn("schedule not sent", "schedule", sc.Name, "err", err)
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}
+	return a.Engine.Run(ctx)
 }

@@ -3,6 +3,8 @@ package app
 import (
 	"time"
 
+	"github.com/prospectdata/svc/shared/engine"
+
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/queue"
 )
@@ -57,6 +59,25 @@ type Worker struct {
 	TimeoutS int
 	// Gazetteer: load it during init.
 	Gazetteer bool
+}
+
+// Schedule is a message sent to a queue at a fixed rate: on AWS an
+// EventBridge rule with the queue as its target, locally a ticker of
+// App.Work.
+type Schedule struct {
+	Name  string
+	Queue string
+	Every time.Duration // whole minutes (EventBridge's rate unit)
+	Body  string
+}
+
+// Schedules lists the periodic messages.
+func Schedules() []Schedule {
+	return []Schedule{{
+		// The sweep frees a pool lease whose holder ended without
+		// releasing it (its process died) and promotes the next job.
+		Name: "sweep", Queue: QueueTasks, Every: time.Minute, Body: engine.SweepMessage,
+	}}
 }
 
 // Workers lists the queue-fed functions.

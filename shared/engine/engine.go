@@ -79,6 +79,10 @@ type Deps struct {
 	// OnTerminal is told of every terminal transition the engine commits
 	// (done, failed), with the job as written, after the commit.
 	OnTerminal func(ctx context.Context, j *jobs.Job)
+	// OnSweep handles the periodic sweep message (SweepMessage): the
+	// repairs no other message triggers, such as a pool lease left by a
+	// process that died (jobs.Service.Promote).
+	OnSweep func(ctx context.Context) error
 }
 
 // Engine runs scrape jobs. It is safe for concurrent use.
@@ -189,6 +193,11 @@ func (e *Engine) HandleDelivery(ctx context.Context, body []byte, receiveCount i
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
+	if m.Kind == kindSweep {
+		// The next sweep comes soon: no retry, no dead letter.
+		e.d.Log.Warn("engine: sweep failed", "err", err)
+		return nil
+	}
 	var perm *permanentError
 	if errors.As(err, &perm) {
 		e.d.Log.Error("engine: job fails", "job", m.Job, "kind", m.Kind, "task", m.Task, "err", err)
@@ -217,6 +226,11 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 		return e.handleTask(ctx, m)
 	case kindFinalize:
 		return e.handleFinalize(ctx, m)
+	case kindSweep:
+		if e.d.OnSweep == nil {
+			return nil
+		}
+		return e.d.OnSweep(ctx)
 	}
 	return nil // decode refuses other kinds
 }

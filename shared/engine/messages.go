@@ -21,13 +21,19 @@ const (
 	kindStart    = "start"
 	kindTask     = "task"
 	kindFinalize = "finalize"
+	kindSweep    = "sweep"
 )
+
+// SweepMessage is the body of the periodic sweep message (a schedule sends
+// it to the tasks queue): its handling calls Deps.OnSweep.
+const SweepMessage = `{"kind":"sweep"}`
 
 // message is the body of a tasks-queue message, as JSON:
 //
 //	{"kind":"start","job":"<id>"}
 //	{"kind":"task","job":"<id>","task":"r3.2","tile":[z,x,y],"q":[0,2]}
 //	{"kind":"finalize","job":"<id>"}
+//	{"kind":"sweep"}
 //
 // A task message carries its whole definition (tile and query indexes into
 // the job's queries), so that a worker needs no read to know its work.
@@ -47,6 +53,9 @@ func decode(body []byte) (message, error) {
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
 		return m, err
+	}
+	if m.Kind == kindSweep {
+		return m, nil
 	}
 	if m.Job == "" || len(m.Job) > 64 {
 		return m, errors.New("no job id")

@@ -89,5 +89,6 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 	if err := t.Delete(ctx, activeKey(uid), nil); err != nil {
 		return fmt.Errorf("purge active-job count of %d: %w", uid, err)
 	}
-	return nil
+	// A purged job may have held the pool's lease: the next job takes it.
+	return s.Promote(ctx, PoolMultiProxy)
 }

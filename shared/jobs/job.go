@@ -91,6 +91,12 @@ type Job struct {
 	// Roots, set on a resume, are the indexes (in the grid's tile order)
 	// of the base tiles the job searches; nil means every base tile.
 	Roots []int `json:"-"`
+	// LowPriority jobs (of low-priority pipelines) wait behind the others
+	// in their pool's queue.
+	LowPriority bool `json:"-"`
+	// continuation marks the automatic resume of a job stopped at its
+	// maximum run time, which goes first in its pool's queue.
+	continuation bool
 }
 
 // timeFmt is how job times are written: RFC 3339 in UTC, seconds.

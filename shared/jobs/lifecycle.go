@@ -54,9 +54,7 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 		}
 		return false, fmt.Errorf("cancel job %s: %w", id, err)
 	}
-	if s.d.OnTerminal != nil {
-		s.d.OnTerminal(ctx, j)
-	}
+	s.Ended(ctx, j)
 	return false, nil
 }
 
@@ -93,6 +91,12 @@ func (s *Service) Delete(ctx context.Context, uid int64, id string) error {
 	if s.d.Files != nil {
 		if err := s.d.Files.DeletePrefix(ctx, "jobs/"+id+"/"); err != nil {
 			return fmt.Errorf("delete files of job %s: %w", id, err)
+		}
+	}
+	if pool := poolOf(j); pool != "" && j.Status == Pending {
+		// It may have held its pool's lease, its start on its way.
+		if err := s.Promote(ctx, pool); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -54,6 +54,7 @@ func (s *Service) Overtime(ctx context.Context, j *Job) (stopped, first bool, er
 	}
 	next := newJob(j.UserID, set, p, s.d.Now(), j.Source)
 	next.GridPointsCount, next.EFCost, next.Roots, next.SourceJobID = len(remaining), 0, remaining, &j.ID
+	next.continuation, next.LowPriority = true, j.LowPriority
 	it, err := item(next)
 	if err != nil {
 		return false, false, err
@@ -71,10 +72,10 @@ func (s *Service) Overtime(ctx context.Context, j *Job) (stopped, first bool, er
 	if err != nil {
 		return false, false, fmt.Errorf("overtime of job %s: %w", j.ID, err)
 	}
-	if s.d.Started != nil {
-		if err := s.d.Started(ctx, next); err != nil {
-			return true, true, fmt.Errorf("start job %s: %w", next.ID, err)
-		}
+	// It waits for the pool its stopped source holds until the source's
+	// partial finalize ends it.
+	if err := s.schedule(ctx, next); err != nil {
+		return true, true, fmt.Errorf("start job %s: %w", next.ID, err)
 	}
 	return true, true, nil
 }

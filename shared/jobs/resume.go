@@ -80,10 +80,8 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 	if err != nil {
 		return nil, err
 	}
-	if s.d.Started != nil {
-		if err := s.d.Started(ctx, j); err != nil {
-			return nil, fmt.Errorf("start job %s: %w", j.ID, err)
-		}
+	if err := s.schedule(ctx, j); err != nil {
+		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
 	}
 	return j, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -37,11 +38,14 @@ type Deps struct {
 	Source string
 	// Files holds job outputs; nil where the runtime has no file store.
 	Files blob.Store
-	// OnTerminal is told of a transition to a terminal state this
-	// service commits (a cancellation), after the commit.
+	// OnTerminal is told of every terminal transition, after its commit
+	// and the release of the job's pool (Ended).
 	OnTerminal func(ctx context.Context, j *Job)
-	// Started is told of every created job, for the engine to run it.
+	// Started is told of every job that may run now (created with no
+	// pool to wait for, or given its pool's lease), for the engine to run
+	// it. It may be told twice of a job.
 	Started func(ctx context.Context, j *Job) error
+	Log     *slog.Logger
 }
 
 // Service creates and reads jobs.
@@ -71,10 +75,8 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r scrape.Request
 	if err := s.d.Accounts.SetLastCountry(ctx, u, set.Country); err != nil {
 		return nil, err
 	}
-	if s.d.Started != nil {
-		if err := s.d.Started(ctx, j); err != nil {
-			return nil, fmt.Errorf("start job %s: %w", j.ID, err)
-		}
+	if err := s.schedule(ctx, j); err != nil {
+		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
 	}
 	return j, nil
 }

@@ -20,11 +20,13 @@ const Table = "jobs"
 //     JOB#<created, 20 digits of ms>#<id>, listed newest first;
 //   - the account's active-job count: USER#<uid> / ACTIVE, changed in the
 //     transaction of every creation and terminal transition;
-//   - the engine's records under the job's partition (tasks, logs).
+//   - the engine's records under the job's partition (tasks, logs);
+//   - a pool's lease, LEASE#<pool> / LEASE, and its queue of waiting jobs
+//     on the sparse index gsi2 (pool.go).
 func Schema() store.Schema {
 	return store.Schema{
 		Name: Table, PK: "pk", SK: "sk", TTL: "ttl",
-		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}},
+		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}, {Name: "gsi2", PK: "gsi2pk", SK: "gsi2sk"}},
 	}
 }
 
@@ -55,6 +57,12 @@ func item(j *Job) (store.Item, error) {
 	}
 	if j.Roots != nil {
 		it["roots"] = joinInts(j.Roots)
+	}
+	if j.LowPriority {
+		it["low_priority"] = true
+	}
+	if pk, sk, ok := queueAttrs(j); ok {
+		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
 	return it, nil
 }
@@ -93,6 +101,7 @@ func fromItem(it store.Item) (*Job, error) {
 	if r := it.String("roots"); r != "" {
 		j.Roots = splitInts(r)
 	}
+	j.LowPriority = it.Bool("low_priority")
 	return &j, nil
 }
 

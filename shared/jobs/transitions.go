@@ -118,13 +118,16 @@ func Transition(ctx context.Context, db store.DB, jobOp int, ops ...store.TxOp) 
 	return err
 }
 
-// docOp rewrites the job's status and document.
+// docOp rewrites the job's status and document. Every transition leaves
+// pending or running, so it also takes the job out of its pool's queue
+// (where a job waiting for the lease is; removing absent attributes is a
+// no-op).
 func docOp(j *Job, extra store.Update, cond *store.Cond) (store.TxOp, error) {
 	doc, err := json.Marshal(j)
 	if err != nil {
 		return store.TxOp{}, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
-	u := store.Update{}.Set("status", string(j.Status)).Set("doc", string(doc))
+	u := unqueue(store.Update{}.Set("status", string(j.Status)).Set("doc", string(doc)))
 	u = append(u, extra...)
 	return store.UpdateOp(Table, jobKey(j.ID), u, store.And(store.Exists("pk"), cond)), nil
 }

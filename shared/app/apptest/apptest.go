@@ -143,7 +143,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	workDone := make(chan struct{})
 	go func() {
 		defer close(workDone)
-		_ = a.Engine.Run(workCtx)
+		_ = a.Work(workCtx)
 	}()
 	t.Cleanup(func() {
 		stopWork()

@@ -135,13 +135,16 @@ func queues(getenv func(string) string, awsCfg aws.Config) queue.Queue {
 }
 
 // files returns the S3 driver over the bucket the stack gave this function
-// (SVC_BUCKET); nil when it has none.
+// (SVC_BUCKET); nil when it has none. SVC_S3_PATH_STYLE=1 addresses the
+// bucket in the path, as S3-compatible endpoints on one host (LocalStack,
+// emulators) need; AWS itself takes the default, virtual-hosted style.
 func files(getenv func(string) string, awsCfg aws.Config) blob.Store {
 	bucket := getenv("SVC_BUCKET")
 	if bucket == "" {
 		return nil
 	}
-	return s3.New(awss3.NewFromConfig(awsCfg), bucket)
+	pathStyle := getenv("SVC_S3_PATH_STYLE") == "1"
+	return s3.New(awss3.NewFromConfig(awsCfg, func(o *awss3.Options) { o.UsePathStyle = pathStyle }), bucket)
 }
 
 // Main is the whole main of a route group's Lambda: it builds the handler
