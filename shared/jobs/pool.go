@@ -120,6 +120,12 @@ func (s *Service) promote(ctx context.Context, pool string, hint *Job) error {
 			}
 			continue // freed: take it
 		}
+		if s.d.Started == nil {
+			// This process cannot start jobs (a function without the
+			// tasks queue): the lease stays free for one that can, the
+			// sweep at the latest.
+			return nil
+		}
 		heads, err := s.queueHeads(ctx, pool, hint)
 		if err != nil || len(heads) == 0 {
 			return err
@@ -129,9 +135,6 @@ func (s *Service) promote(ctx context.Context, pool string, hint *Job) error {
 			return err
 		}
 		if taken != nil {
-			if s.d.Started == nil {
-				return nil
-			}
 			return s.d.Started(ctx, taken)
 		}
 		hint = nil // every candidate had left the queue: read it again
