@@ -7,7 +7,7 @@ NODE_DIR  := $(TOOLS)/node
 EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
-FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-*))
+FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-*))
 # The invitation code accepted by a local `make run` unless one is given.
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES

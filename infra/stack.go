@@ -231,19 +231,57 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	return fn
 }
 
-// addWorker creates the Lambda of a queue-fed worker: its queue as event
-// source, one message per invocation, failures reported per message so that
-// SQS redelivers them and, past the queue's receive limit, moves them to
-// the dead-letter queue (whose alarm watches it).
+// addWorker creates the Lambda of a worker: its queue as event source,
+// one message per invocation, failures reported per message so that SQS
+// redelivers them and, past the queue's receive limit, moves them to the
+// dead-letter queue (whose alarm watches it); and its table's stream as
+// event source, new items only, failures reported per record so that a
+// batch resumes from its first failed record, and a batch still failing
+// after its retries noted in the queue's dead-letter queue.
 func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
+	from := []string{}
+	if w.Queue != "" {
+		from = append(from, "queue "+w.Queue)
+	}
+	if w.Stream != "" {
+		from = append(from, "the stream of table "+w.Stream)
+	}
 	fn := s.addFunction(fnSpec{
-		name: w.Name, description: "Worker " + w.Name + " of queue " + w.Queue + " (functions/" + w.Name + ")",
+		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
 	}, cfg, baseURL)
-	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize:               jsii.Number(1),
-		ReportBatchItemFailures: jsii.Bool(true),
-	}))
+	if w.Queue != "" {
+		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
+			BatchSize:               jsii.Number(1),
+			ReportBatchItemFailures: jsii.Bool(true),
+		}))
+	}
+	if w.Stream != "" {
+		props := &awslambdaeventsources.DynamoEventSourceProps{
+			StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
+			BatchSize:               jsii.Number(100),
+			ReportBatchItemFailures: jsii.Bool(true),
+			BisectBatchOnError:      jsii.Bool(true),
+			RetryAttempts:           jsii.Number(10),
+			Filters: &[]*map[string]interface{}{
+				awslambda.FilterCriteria_Filter(&map[string]interface{}{"eventName": awslambda.FilterRule_IsEqual(jsii.String("INSERT"))}),
+			},
+		}
+		if dlq := s.deadLetterOf(w.Queue); dlq != nil {
+			props.OnFailure = awslambdaeventsources.NewSqsDlq(dlq)
+		}
+		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(s.Tables[w.Stream], props))
+	}
+}
+
+// deadLetterOf is the dead-letter queue of a queue, nil when none.
+func (s *Stack) deadLetterOf(name string) awssqs.IQueue {
+	for _, q := range app.Queues() {
+		if q.Name == name && q.DeadLetter != "" {
+			return s.Queues[q.DeadLetter]
+		}
+	}
+	return nil
 }
 
 // addSchedule creates the EventBridge rule that sends a schedule's

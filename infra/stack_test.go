@@ -754,20 +754,34 @@ func TestWorkers(t *testing.T) {
 			if w.Files && env["SVC_BUCKET"] == nil {
 				t.Error("no SVC_BUCKET")
 			}
-			found := false
+			fromQueue, fromStream := false, false
 			for _, m := range ofType(tj, "AWS::Lambda::EventSourceMapping") {
 				p := props(m)
 				if !slices.Contains(refs(p["FunctionName"]), fnLogical) {
 					continue
 				}
-				found = true
-				if !slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Queues[w.Queue])) || p["BatchSize"] != 1.0 ||
-					!slices.Contains(strs(p["FunctionResponseTypes"]), "ReportBatchItemFailures") {
-					t.Errorf("event source %v", p)
+				if !slices.Contains(strs(p["FunctionResponseTypes"]), "ReportBatchItemFailures") {
+					t.Errorf("event source without per-record failures: %v", p)
+				}
+				switch {
+				case w.Queue != "" && slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Queues[w.Queue])):
+					fromQueue = true
+					if p["BatchSize"] != 1.0 {
+						t.Errorf("queue event source %v", p)
+					}
+				case w.Stream != "" && slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Tables[w.Stream])):
+					fromStream = true
+					b, _ := json.Marshal(p)
+					if p["StartingPosition"] != "TRIM_HORIZON" || p["BisectBatchOnError"] != true ||
+						!strings.Contains(string(b), `INSERT`) || p["DestinationConfig"] == nil {
+						t.Errorf("stream event source %s", b)
+					}
+				default:
+					t.Errorf("unexpected event source %v", p)
 				}
 			}
-			if !found {
-				t.Errorf("no event source mapping for %s", w.Name)
+			if fromQueue != (w.Queue != "") || fromStream != (w.Stream != "") {
+				t.Errorf("%s: event source from queue %v (want %q), from stream %v (want %q)", w.Name, fromQueue, w.Queue, fromStream, w.Stream)
 			}
 			for _, q := range app.Queues() {
 				if q.Name == w.Queue && q.VisibilityTimeout <= time.Duration(w.TimeoutS)*time.Second {

@@ -64,7 +64,12 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	guard, err := testGuard()
+	if err != nil {
+		return err
+	}
 	a := app.New(cfg, app.Adapters{
+		Guard:         guard,
 		DB:            db,
 		Mail:          &outbox.Outbox{Dir: filepath.Join(cfg.DataDir, "outbox"), Log: log, Now: time.Now},
 		SessionSecret: secret,
@@ -76,6 +81,9 @@ func run(ctx context.Context) error {
 		// Short, so that the tasks of a killed server come back soon after
 		// it starts again (a graceful stop hands them back at once).
 		TaskVisibility: 30 * time.Second,
+		// A delivery's post takes 10 s at most: a killed server's
+		// deliveries come back 20 s after it stopped.
+		DeliveryVisibility: 20 * time.Second,
 	})
 	// The job engine's workers run beside the server until shutdown.
 	workCtx, stopWork := context.WithCancel(context.Background())

@@ -40,7 +40,7 @@ func Groups() []Group {
 			Name:     "api-auth",
 			Prefixes: []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
 			// Account deletion and export reach every concept's records.
-			Tables:    []string{"accounts", "limits", "events", "jobs"},
+			Tables:    []string{"accounts", "limits", "events", "jobs", "webhooks"},
 			Files:     true,
 			SendsMail: true,
 			Default:   true,
@@ -60,10 +60,11 @@ func Groups() []Group {
 			MemoryMB: 1024,
 		},
 		{
-			// The account's event feed (and, later, its webhooks).
+			// The account's event feed and its webhook endpoints (which
+			// resolve names: no table beyond their own).
 			Name:     "api-events",
-			Prefixes: []string{"/api/events"},
-			Tables:   []string{"accounts", "events"},
+			Prefixes: []string{"/api/events", "/api/webhooks"},
+			Tables:   []string{"accounts", "events", "webhooks"},
 		},
 		{
 			Name:     "api-registry",

@@ -23,6 +23,7 @@ import (
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/webhooks"
 )
 
 // DefaultMaxBody caps request bodies unless a route says otherwise.
@@ -39,6 +40,7 @@ type Deps struct {
 	Scrape   *scrape.Service
 	Jobs     *jobs.Service
 	Events   *events.Service
+	Webhooks *webhooks.Service
 	// SimDays is the simulated world's day store; nil with a real map
 	// provider.
 	SimDays *sim.Days

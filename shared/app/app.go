@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
+	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -30,11 +32,12 @@ import (
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/webhooks"
 )
 
 // Schemas lists every table the service uses.
 func Schemas() []store.Schema {
-	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), events.Schema()}
+	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), events.Schema(), webhooks.Schema()}
 }
 
 // Adapters are what a runtime plugs in.
@@ -49,10 +52,17 @@ type Adapters struct {
 	// and the file store of job outputs.
 	Queue queue.Queue
 	Files blob.Store
+	// Guard checks webhook URLs and every address a delivery connects
+	// to; nil builds the default (public hosts only, the service's own
+	// host refused). Tests pass one that trusts their loopback receiver.
+	Guard *netguard.Guard
 	// TaskVisibility is how long a task message stays hidden while a
 	// worker handles it (renewed as it goes); a worker that dies releases
 	// its messages that long after. 0 keeps the engine's default.
 	TaskVisibility time.Duration
+	// DeliveryVisibility is the same for webhook deliveries (0: the
+	// queue's own).
+	DeliveryVisibility time.Duration
 }
 
 // App is the assembled service.
@@ -66,9 +76,12 @@ type App struct {
 	Provider provider.Provider
 	// Engine runs jobs; nil when the runtime gives no queue or files.
 	Engine *engine.Engine
-	Server *api.Server
+	// Webhooks manages endpoints and delivers events to them.
+	Webhooks *webhooks.Service
+	Server   *api.Server
 
 	queue queue.Queue
+	db    store.DB
 	log   *slog.Logger
 }
 
@@ -129,11 +142,21 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
 	})
 	acc.AddHolder(js)
+	guard := ad.Guard
+	if guard == nil {
+		guard = netguard.New(netguard.WithOwnHosts(ownHosts(cfg.BaseURL)...))
+	}
+	wh := webhooks.New(webhooks.Deps{
+		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
+		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
+	})
+	acc.AddHolder(wh)
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, SimDays: days, Log: ad.Log, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Log: ad.Log,
+		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
-	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Server: srv,
-		queue: ad.Queue, log: ad.Log}
+	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
+		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
 }
 
 // Work runs the local runtime's workers until ctx ends: the engine's
@@ -162,5 +185,17 @@ func (a *App) Work(ctx context.Context) error {
 			}
 		})
 	}
+	if feed, ok := a.db.(store.Feed); ok {
+		wg.Go(func() { a.Webhooks.Run(ctx, feed) })
+	}
 	return a.Engine.Run(ctx)
+}
+
+// ownHosts is the service's own host, which webhooks may not target.
+func ownHosts(baseURL string) []string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	return []string{u.Hostname()}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/queue"
+	"github.com/prospectdata/svc/shared/webhooks"
 )
 
 // Queue names. Work tasks (tile batches, item batches) and webhook
@@ -15,7 +16,7 @@ import (
 const (
 	QueueTasks         = "tasks"
 	QueueTasksDLQ      = "tasks-dlq"
-	QueueDeliveries    = "deliveries"
+	QueueDeliveries    = webhooks.QueueName
 	QueueDeliveriesDLQ = "deliveries-dlq"
 )
 
@@ -47,8 +48,10 @@ const (
 // engine's goroutines consume the same queue.
 type Worker struct {
 	Name string
-	// Queue is the queue that feeds it (one message per invocation).
-	Queue string
+	// Queue is the queue that feeds it (one message per invocation);
+	// Stream, a table whose change stream feeds it. A worker may have both.
+	Queue  string
+	Stream string
 	// Tables, SendsTo and Files are what it touches, as for route groups.
 	Tables  []string
 	SendsTo []string
@@ -86,5 +89,10 @@ func Workers() []Worker {
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
 		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
 		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
+	}, {
+		// Webhooks: the events table's stream fans new events out into
+		// deliveries, the deliveries queue posts them (10 s each at most).
+		Name: "webhook-sender", Queue: QueueDeliveries, Stream: "events", Tables: []string{"accounts", "events", "webhooks"},
+		SendsTo: []string{QueueDeliveries}, MemoryMB: 256, TimeoutS: 30,
 	}}
 }

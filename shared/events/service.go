@@ -390,3 +390,33 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 	}
 	return nil
 }
+
+// Get returns the account's event with the id; store.ErrNotFound when it
+// does not exist or has left the window (a webhook delivery retried past
+// it is abandoned).
+func (s *Service) Get(ctx context.Context, uid, id int64) (Event, error) {
+	it, err := s.db.Table(Table).Get(ctx, store.Key{PK: accounts.UserPK(uid), SK: pad(id)})
+	if err != nil {
+		return Event{}, fmt.Errorf("events: get %d of %d: %w", id, uid, err)
+	}
+	if !inWindow(it.Int("created"), s.now()) {
+		return Event{}, fmt.Errorf("events: get %d of %d: out of the window: %w", id, uid, store.ErrNotFound)
+	}
+	return fromItem(it), nil
+}
+
+// Decode reads an item of the events table as its change feed or stream
+// carries it: the account and the event, ok false for the account's
+// counter and anything else that is not an event.
+func Decode(it store.Item) (uid int64, ev Event, ok bool) {
+	pk, sk := it.String("pk"), it.String("sk")
+	rest, found := strings.CutPrefix(pk, "USER#")
+	if !found || sk == seqSK || it.String("type") == "" {
+		return 0, Event{}, false
+	}
+	uid, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil {
+		return 0, Event{}, false
+	}
+	return uid, fromItem(it), true
+}

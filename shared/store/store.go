@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNotFound is returned by Get when no visible item has the key.
@@ -292,4 +293,35 @@ func DeleteOp(table string, k Key, cond *Cond) TxOp {
 // CheckOp builds a transactional condition check.
 func CheckOp(table string, k Key, cond *Cond) TxOp {
 	return TxOp{Table: table, Kind: TxCheck, Key: k, Cond: cond}
+}
+
+// Change is one committed write of a table whose schema has Stream: the
+// written item's key and its whole image after the write (nil for a
+// delete). It is what a DynamoDB stream record with NEW_IMAGE carries.
+type Change struct {
+	// Seq is the change's position in its table's feed: increasing in
+	// commit order, opaque to callers, usable as a cursor.
+	Seq   string
+	Table string
+	Key   Key
+	New   Item
+}
+
+// Feed is the change feed of a driver that publishes one in process (the
+// embedded driver; on AWS the DynamoDB stream of the table feeds a Lambda
+// instead). A change is recorded in the same commit as its write, so a
+// write is never visible without its change, and changes survive a
+// restart until trimmed. Delivery is at least once: a consumer processes
+// the changes it read, then trims up to the last one; a consumer that dies
+// before trimming reads them again.
+type Feed interface {
+	// Changes returns up to max (1 to 1000) changes of the table after the
+	// cursor after ("" for the oldest kept), in commit order, waiting at
+	// most wait for the first one when there is none yet. It returns an
+	// empty list, not an error, when wait passes; ctx ending returns its
+	// error.
+	Changes(ctx context.Context, table, after string, max int, wait time.Duration) ([]Change, error)
+	// Trim drops the changes of the table up to and including the cursor
+	// upTo (a Seq it returned).
+	Trim(ctx context.Context, table, upTo string) error
 }

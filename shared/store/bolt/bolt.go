@@ -78,6 +78,8 @@ type DB struct {
 	done      chan struct{} // closed by the sweeper when it has stopped
 	closeOnce sync.Once
 	closeErr  error
+
+	feed feed // wakes readers of the change feed (feed.go)
 }
 
 var (

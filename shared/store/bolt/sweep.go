@@ -86,7 +86,7 @@ func (t *table) sweepOnce(now time.Time) (n int, more bool, err error) {
 			// Re-check on the item itself: the entry could only be stale
 			// after a bug, and deleting a live item is the worse outcome.
 			if old != nil && store.Expired(t.s, old, now) {
-				if err := t.remove(tx, tk, old); err != nil {
+				if err := t.drop(tx, tk, old); err != nil {
 					return err
 				}
 				n++

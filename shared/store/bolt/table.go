@@ -186,11 +186,22 @@ func (t *table) write(tx *bbolt.Tx, tk []byte, old store.Item, r record) error {
 	if err := tx.Bucket(t.tBucket).Put(tk, r.enc); err != nil {
 		return fmt.Errorf("write %q: %w", tk, err)
 	}
-	return nil
+	return t.recordChange(tx, tk, r.enc)
 }
 
-// remove deletes the item at tk and its index and expiry entries.
+// remove deletes the item at tk, its index and expiry entries, and records
+// the deletion in the change feed of a stream table.
 func (t *table) remove(tx *bbolt.Tx, tk []byte, old store.Item) error {
+	if err := t.drop(tx, tk, old); err != nil {
+		return err
+	}
+	return t.recordChange(tx, tk, nil)
+}
+
+// drop deletes the item at tk and its index and expiry entries. The TTL
+// sweeper drops expired items without a change: DynamoDB marks such
+// deletions as the service's, and the feed's consumers read new images.
+func (t *table) drop(tx *bbolt.Tx, tk []byte, old store.Item) error {
 	for _, ix := range t.ixs {
 		if gk, ok, _ := store.IndexKey(ix.ix, old); ok {
 			if err := tx.Bucket(ix.bucket).Delete(indexKey(gk, tk)); err != nil {
