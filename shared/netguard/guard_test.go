@@ -178,7 +178,6 @@ func TestRebindingNeverConnects(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // TestClientWithTestReceiver: with the test-only allowance and roots, the
 // client reaches an httptest TLS server; without them it is refused; a
 // redirect comes back as the answer; an environment proxy is ignored.

@@ -18,7 +18,9 @@ const MaxURL = 2048
 // internal services (metadata.google.internal).
 var specialSuffixes = []string{".localhost", ".local", ".internal", ".home.arpa", ".localdomain"}
 
-func normalHost(h string) string { return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".") }
+func normalHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+}
 
 // CheckURL checks a user-given https URL whose host must be public; it
 // returns the URL with its host in lower case, or a *Refusal.
