@@ -151,6 +151,10 @@ func TestDeliveriesSurviveACrash(t *testing.T) {
 	if len(delivered) != events {
 		t.Errorf("%d deliveries recorded delivered, want %d: %+v", len(delivered), events, list.Deliveries)
 	}
+	unique, total = recv.counts()
+	if unique != events {
+		t.Errorf("%d distinct deliveries at the end, want %d", unique, events)
+	}
 	t.Logf("%d events, %d posts in all (%d repeated after the crash, deduplicated by the receiver)", events, total, total-unique)
 }
 
