@@ -2,6 +2,7 @@ package netguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -10,146 +11,190 @@ import (
 	"strings"
 )
 
-// MaxURL is the longest URL CheckURL accepts.
+// MaxURL is the longest URL, in bytes, CheckURL accepts.
 const MaxURL = 2048
 
-// specialSuffixes are names that never reach a public host: local
-// resolvers answer them (RFC 6761, 6762, 8375) or clouds keep them for
-// internal services (metadata.google.internal).
-var specialSuffixes = []string{".localhost", ".local", ".internal", ".home.arpa", ".localdomain"}
+func refusal(en, fr string) *Refusal { return &Refusal{EN: en, FR: fr} }
 
-func normalHost(h string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
-}
-
-// CheckURL checks a user-given https URL whose host must be public; it
-// returns the URL with its host in lower case, or a *Refusal.
+// CheckURL is the check of a user-given URL (a webhook endpoint, when it is
+// created): https, no user info, a valid port, and a public host. It
+// returns the URL with its host normalised (lower case, no trailing dot,
+// numeric IPv4 spellings rewritten as a.b.c.d), or a *Refusal saying
+// which rule refused it. Other errors (ctx ended during resolution) are
+// not refusals.
 func (g *Guard) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
-	if len(raw) > MaxURL {
-		return nil, refuse("the URL is longer than %d characters", "l'URL dépasse %d caractères", MaxURL)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, refuse("the URL cannot be read", "l'URL est illisible")
-	}
-	if !strings.EqualFold(u.Scheme, "https") {
-		return nil, refuse("only https:// URLs are accepted", "seules les URL https:// sont acceptées")
-	}
-	u.Scheme = "https"
-	if u.User != nil {
-		return nil, refuse("the URL may not carry a user name or password", "l'URL ne doit pas contenir d'identifiant ni de mot de passe")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, refuse("the port %s is not 1 to 65535", "le port %s n'est pas entre 1 et 65535", p)
-		}
-	}
-	host := normalHost(u.Hostname())
-	if host == "" {
-		return nil, refuse("the URL has no host", "l'URL n'a pas d'hôte")
-	}
-	if strings.Contains(host, "%") {
-		return nil, refuse("the host %s has a zone: a link-local address", "l'hôte %s a une zone : adresse lien-local", host)
-	}
-	if g.own[host] {
-		return nil, refuse("the host %s is this service itself", "l'hôte %s est ce service lui-même", host)
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return g.accept(u, host, g.CheckAddr(ip))
-	}
-	if numeric(host) {
-		ip, ok := parseInetAton(host)
-		if !ok {
-			return nil, refuse("the host %s is a malformed numeric address", "l'hôte %s est une adresse numérique malformée", host)
-		}
-		if err := g.CheckAddr(ip); err != nil {
-			return nil, &Refusal{EN: fmt.Sprintf("the host %s is %s (%s), not a public address", host, ip, kindEN(ip)),
-				FR: fmt.Sprintf("l'hôte %s est %s (%s), pas une adresse publique", host, ip, kindFR(ip))}
-		}
-		return g.accept(u, host, nil)
-	}
-	if host == "localhost" || !strings.Contains(host, ".") {
-		return nil, refuse("the host %s is a local name, not a public one", "l'hôte %s est un nom local, pas un nom public", host)
-	}
-	for _, s := range specialSuffixes {
-		if strings.HasSuffix(host, s) {
-			return nil, refuse("the host %s is a special-use name (%s), not a public one", "l'hôte %s est un nom à usage spécial (%s), pas un nom public", host, s)
-		}
-	}
-	ips, err := g.resolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(ips) == 0 {
-		return nil, refuse("the host %s does not resolve", "l'hôte %s ne se résout pas", host)
-	}
-	for _, ip := range ips {
-		if err := g.CheckAddr(ip); err != nil {
-			return nil, &Refusal{EN: fmt.Sprintf("the host %s resolves to %s, which is %s", host, ip, kindEN(ip)),
-				FR: fmt.Sprintf("l'hôte %s se résout en %s, qui est %s", host, ip, kindFR(ip))}
-		}
-	}
-	return g.accept(u, host, nil)
-}
-
-func (g *Guard) accept(u *url.URL, host string, err error) (*url.URL, error) {
+	u, port, err := parseURL(raw)
 	if err != nil {
 		return nil, err
 	}
-	if p := u.Port(); p != "" {
-		host = net.JoinHostPort(host, p)
-	} else if strings.Contains(host, ":") {
-		host = "[" + host + "]"
+	host, err := g.checkHost(ctx, normalHost(u.Hostname()))
+	if err != nil {
+		return nil, err
 	}
-	u.Host = host
+	u.Scheme = "https"
+	switch {
+	case port != "":
+		u.Host = net.JoinHostPort(host, port)
+	case strings.Contains(host, ":"):
+		u.Host = "[" + host + "]"
+	default:
+		u.Host = host
+	}
 	return u, nil
 }
 
-// numeric tells whether a host would be read as an IPv4 address by a
-// resolver or a URL parser (inet_aton, WHATWG): every label starts with a
-// digit. Such a host is never looked up as a name.
-func numeric(host string) bool {
-	for _, label := range strings.Split(host, ".") {
-		if label == "" || label[0] < '0' || label[0] > '9' {
-			return false
-		}
+// parseURL applies the rules that need no resolution, and returns the
+// port in canonical decimal ("" when none).
+func parseURL(raw string) (*url.URL, string, error) {
+	if len(raw) > MaxURL {
+		return nil, "", refusal(fmt.Sprintf("the URL is longer than %d bytes", MaxURL),
+			fmt.Sprintf("l'URL dépasse %d octets", MaxURL))
 	}
-	return true
+	u, err := url.Parse(raw)
+	if err != nil {
+		reason := err.Error()
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			reason = ue.Err.Error() // without the URL, which may be long
+		}
+		return nil, "", refusal("the URL cannot be parsed: "+reason, "l'URL est illisible : "+reason)
+	}
+	if u.Scheme == "" {
+		return nil, "", refusal("the URL has no scheme: only https:// URLs are accepted",
+			"l'URL n'a pas de schéma : seules les URL https:// sont acceptées")
+	}
+	if !strings.EqualFold(u.Scheme, "https") {
+		return nil, "", refusal(fmt.Sprintf("only https:// URLs are accepted, not %q", u.Scheme+":"),
+			fmt.Sprintf("seules les URL https:// sont acceptées, pas %q", u.Scheme+":"))
+	}
+	if u.User != nil {
+		return nil, "", refusal("the URL may not carry a user name or password",
+			"l'URL ne doit pas contenir d'identifiant ni de mot de passe")
+	}
+	if u.Hostname() == "" {
+		return nil, "", refusal("the URL has no host", "l'URL n'a pas d'hôte")
+	}
+	p := u.Port()
+	if p == "" {
+		return u, "", nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return nil, "", refusal(fmt.Sprintf("the port %s is not between 1 and 65535", p),
+			fmt.Sprintf("le port %s n'est pas entre 1 et 65535", p))
+	}
+	return u, strconv.Itoa(n), nil
 }
 
-// parseInetAton reads the IPv4 spellings inet_aton accepts: 1 to 4 parts,
-// each decimal, octal (leading 0) or hex (0x), the last filling the
-// remaining bytes (127.1 is 127.0.0.1, 2130706433 is 127.0.0.1).
-func parseInetAton(s string) (netip.Addr, bool) {
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
+// checkHost refuses a host that is not public and returns it in canonical
+// form. host is already normalised.
+func (g *Guard) checkHost(ctx context.Context, host string) (string, error) {
+	a, isLiteral, err := g.hostRules(host)
+	switch {
+	case err != nil:
+		return "", err
+	case isLiteral:
+		return g.checkLiteral(host, a)
 	}
-	vals := make([]uint64, len(parts))
-	for i, p := range parts {
-		base := 10
-		switch {
-		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
-			base, p = 16, p[2:]
-		case p == "0x" || p == "0X":
-			p = "0"
-		case len(p) > 1 && p[0] == '0':
-			base, p = 8, p[1:]
+	return host, g.checkResolved(ctx, host)
+}
+
+// hostRules applies the rules that need no resolution to a normalised
+// host, at the URL check and again at dial time. For a host that spells an
+// address it returns that address (isLiteral), otherwise the host is a
+// name to resolve.
+func (g *Guard) hostRules(host string) (a netip.Addr, isLiteral bool, err error) {
+	if host == "" {
+		return a, false, refusal("the URL has no host", "l'URL n'a pas d'hôte")
+	}
+	if g.own[host] {
+		return a, false, refusal(fmt.Sprintf("the host %s is this service itself", host),
+			fmt.Sprintf("l'hôte %s est ce service lui-même", host))
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			// Each client maps such a name (IDNA) its own way; the ASCII
+			// form is unambiguous.
+			return a, false, refusal(fmt.Sprintf("the host %s is not ASCII: write it in its xn-- form", host),
+				fmt.Sprintf("l'hôte %s n'est pas en ASCII : écrivez-le sous sa forme xn--", host))
 		}
-		v, err := strconv.ParseUint(p, base, 32)
-		if err != nil {
-			return netip.Addr{}, false
+	}
+	if a, isLiteral, err = literal(host); err != nil || isLiteral {
+		return a, isLiteral, err
+	}
+	if !validName(host) {
+		return a, false, refusal(fmt.Sprintf("the host %s is not a valid host name", host),
+			fmt.Sprintf("l'hôte %s n'est pas un nom d'hôte valide", host))
+	}
+	if s := specialName(host); s != "" {
+		return a, false, refusal(fmt.Sprintf("the host %s is a special-use name (%s) that only a local network answers", host, s),
+			fmt.Sprintf("l'hôte %s est un nom à usage spécial (%s) que seul un réseau local résout", host, s))
+	}
+	if !strings.Contains(host, ".") {
+		return a, false, refusal(fmt.Sprintf("the host %s is a single-label name that only a local network answers", host),
+			fmt.Sprintf("l'hôte %s est un nom sans domaine que seul un réseau local résout", host))
+	}
+	return a, false, nil
+}
+
+// checkLiteral refuses a host that spells a non-public address.
+func (g *Guard) checkLiteral(host string, a netip.Addr) (string, error) {
+	canon := a.String()
+	if g.own[canon] {
+		return "", refusal(fmt.Sprintf("the host %s is this service itself", host),
+			fmt.Sprintf("l'hôte %s est ce service lui-même", host))
+	}
+	if en, fr := g.refused(a); en != "" {
+		return "", literalRefusal(host, a, en, fr)
+	}
+	return canon, nil
+}
+
+// literalRefusal words the refusal of a host that spells address a; a
+// spelling other than the canonical one (0x7f000001) says which address it
+// is.
+func literalRefusal(host string, a netip.Addr, en, fr string) *Refusal {
+	if host != a.String() {
+		return refusal(fmt.Sprintf("the host %s is %s, %s", host, a, en), fmt.Sprintf("l'hôte %s est %s, %s", host, a, fr))
+	}
+	return refusal(fmt.Sprintf("the host %s is %s", host, en), fmt.Sprintf("l'hôte %s est %s", host, fr))
+}
+
+// checkResolved refuses a name that resolves to nothing or to any
+// non-public address: one internal address is enough for a later
+// connection to reach it.
+func (g *Guard) checkResolved(ctx context.Context, host string) error {
+	addrs, err := g.resolve(ctx, host)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("netguard: resolve %s: %w", host, err)
 		}
-		vals[i] = v
-	}
-	var n uint64
-	for i, v := range vals[:len(vals)-1] {
-		if v > 255 {
-			return netip.Addr{}, false
+		// The resolver's error is not shown: it may name internal DNS
+		// servers.
+		var de *net.DNSError
+		if errors.As(err, &de) && de.IsNotFound {
+			return refusal(fmt.Sprintf("the host %s does not exist (no DNS record)", host),
+				fmt.Sprintf("l'hôte %s n'existe pas (aucun enregistrement DNS)", host))
 		}
-		n |= v << (8 * (3 - i))
+		return refusal(fmt.Sprintf("the host %s could not be resolved", host),
+			fmt.Sprintf("l'hôte %s n'a pas pu être résolu", host))
 	}
-	last := vals[len(vals)-1]
-	if last >= 1<<(8*(5-len(vals))) {
-		return netip.Addr{}, false
+	if len(addrs) == 0 {
+		return refusal(fmt.Sprintf("the host %s resolves to no address", host),
+			fmt.Sprintf("l'hôte %s ne se résout en aucune adresse", host))
 	}
-	n |= last
-	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+	for _, a := range addrs {
+		en, fr := g.refused(a)
+		if en == "" {
+			continue
+		}
+		among, parmi := "", ""
+		if len(addrs) > 1 {
+			among = fmt.Sprintf(" (one of its %d addresses)", len(addrs))
+			parmi = fmt.Sprintf(" (une de ses %d adresses)", len(addrs))
+		}
+		return refusal(fmt.Sprintf("the host %s resolves to %s, %s%s", host, a, en, among),
+			fmt.Sprintf("l'hôte %s se résout en %s, %s%s", host, a, fr, parmi))
+	}
+	return nil
 }
