@@ -161,7 +161,7 @@ func TestEstimate(t *testing.T) {
 // TestEstimateOverQuota: a cost above what the account has left this month
 // makes the estimate not valid, with the cost and what remains.
 func TestEstimateOverQuota(t *testing.T) {
-	e := apptest.Start(t, func(c *config.Config) { q, th := 50.0, 40.0; c.EFQuota, c.EFCostThreshold = &q, &th })
+	e := apptest.Start(t, apptest.WithConfig(func(c *config.Config) { q, th := 50.0, 40.0; c.EFQuota, c.EFCostThreshold = &q, &th }))
 	c := e.NewClient()
 	c.Signup("quota@example.org", fixturePassword)
 	got := decodeEstimate(t, c.Do("POST", "/api/estimate", map[string]any{"queries": []string{"q"}, "zones": []string{"France"}}))

@@ -132,7 +132,7 @@ func TestJobLimits(t *testing.T) {
 	}
 	c.Do("GET", "/api/jobs?limit=x", nil).Must(t, 422)
 
-	q := apptest.Start(t, func(cfg *config.Config) { v := 10.0; cfg.EFQuota = &v })
+	q := apptest.Start(t, apptest.WithConfig(func(cfg *config.Config) { v := 10.0; cfg.EFQuota = &v }))
 	p := q.NewClient()
 	p.Signup("poor@example.org", fixturePassword)
 	p.Verify("poor@example.org")

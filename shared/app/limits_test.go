@@ -132,9 +132,9 @@ func TestRateLimits(t *testing.T) {
 
 // TestTrustedProxy: X-Forwarded-For counts only from a configured proxy.
 func TestTrustedProxy(t *testing.T) {
-	e := apptest.Start(t, func(c *config.Config) {
+	e := apptest.Start(t, apptest.WithConfig(func(c *config.Config) {
 		c.TrustedProxies, _ = config.ParsePrefixes("127.0.9.1")
-	})
+	}))
 	proxy := e.NewClientFrom("127.0.9.1")
 	for i := range 3 {
 		proxy.Header = http.Header{"X-Forwarded-For": {"198.51.100.7"}}

@@ -187,6 +187,12 @@ func TestCredentialMatrix(t *testing.T) {
 		{"DELETE", "/api/features/crm/interest", nil, false, all(204, none, 401, key, 403, revokedKey, 401, deactKey, 401)},
 		{"POST", "/api/features/not-a-feature/interest", nil, false, all(404, none, 401, key, 403, revokedKey, 401, deactivated, 403, deactKey, 401)},
 		{"GET", "/api/openapi.json", nil, false, all(200, key, 403, revokedKey, 401, deactKey, 401)},
+		{"GET", "/api/webhooks", nil, false, all(200, none, 401, revokedKey, 401, deactKey, 401)},
+		{"POST", "/api/webhooks", func(*fixture, string) any {
+			return map[string]any{"url": "https://10.0.0.1/hook", "events": []string{"job.completed"}}
+		}, false, all(400, none, 401, revokedKey, 401, deactivated, 403, deactKey, 401)},
+		{"GET", "/api/webhooks/999999/deliveries", nil, false, all(404, none, 401, revokedKey, 401, deactKey, 401)},
+		{"DELETE", "/api/webhooks/999999", nil, false, all(404, none, 401, revokedKey, 401, deactKey, 401)},
 		{"POST", "/api/admin/users/{dID}/activate", nil, false, all(403, none, 401, revokedKey, 401, deactKey, 401)},
 	}
 	for _, row := range rows {

@@ -30,6 +30,7 @@ import (
 	blobdir "github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/outbox"
+	"github.com/prospectdata/svc/shared/netguard"
 	qbolt "github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
@@ -77,8 +78,21 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// Option changes the test configuration.
-type Option func(*config.Config)
+// Option changes the test app's configuration or adapters.
+type Option func(*Setup)
+
+// Setup is what an Option may change before the app starts.
+type Setup struct {
+	Config   *config.Config
+	Adapters *app.Adapters
+}
+
+// WithConfig changes the configuration.
+func WithConfig(f func(*config.Config)) Option { return func(s *Setup) { f(s.Config) } }
+
+// WithGuard replaces the guard of webhook URLs and deliveries: tests allow
+// a loopback TLS receiver this way, which the default guard refuses.
+func WithGuard(g *netguard.Guard) Option { return func(s *Setup) { s.Adapters.Guard = g } }
 
 // Start runs the app until the test ends. Logs go to the test log only when
 // SVC_TEST_LOG is set, so benchmarks measure the service, not the terminal.
@@ -111,8 +125,11 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	cfg.SimLatency = 0 // the simulated provider answers at once in tests
 	cfg.InvitationCodes = []string{Code}
 	cfg.AdminEmails = []string{AdminEmail}
+	// Options run before the adapters exist; the adapter fields they set
+	// (only Guard so far) are copied in below.
+	var set app.Adapters
 	for _, o := range opts {
-		o(&cfg)
+		o(&Setup{Config: &cfg, Adapters: &set})
 	}
 	var logOut io.Writer = io.Discard
 	if os.Getenv("SVC_TEST_LOG") != "" {
@@ -134,7 +151,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	ad := app.Adapters{
 		DB: db, Mail: &outbox.Outbox{Dir: filepath.Join(dir, "outbox"), Log: log, Now: clock.Now},
 		SessionSecret: secret, Now: clock.Now, Log: log, HTTPClient: http.DefaultClient,
-		Queue: q, Files: files,
+		Queue: q, Files: files, Guard: set.Guard,
 	}
 	a := app.New(cfg, ad)
 	// The job engine works beside the server; it stops (and the queue
@@ -160,7 +177,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 
 // WithCaptcha turns captcha verification on against url.
 func WithCaptcha(url, secret string) Option {
-	return func(c *config.Config) { c.CaptchaURL, c.CaptchaSecret = url, secret }
+	return WithConfig(func(c *config.Config) { c.CaptchaURL, c.CaptchaSecret = url, secret })
 }
 
 // Client is an HTTP client with its own cookie jar: one browser.
