@@ -30,6 +30,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob/s3"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/ses"
+	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/queue/sqs"
 	"github.com/prospectdata/svc/shared/store"
@@ -62,15 +63,24 @@ func TableNames(getenv func(string) string, schemas []store.Schema) map[string]s
 	return names
 }
 
+// Option changes an adapter the environment does not choose. A Lambda's
+// main passes none; tests pass WithGuard.
+type Option func(*app.Adapters)
+
+// WithGuard replaces the guard of webhook URLs and deliveries, so a test
+// reaches a loopback TLS receiver the default guard refuses. No
+// environment variable can do this: only code that builds the handler.
+func WithGuard(g *netguard.Guard) Option { return func(a *app.Adapters) { a.Guard = g } }
+
 // Handler builds the handler of one route group from the environment. It
 // makes no network call: cold start costs only the SDK's configuration load.
-func Handler(ctx context.Context, group string, getenv func(string) string) (HTTPHandler, error) {
+func Handler(ctx context.Context, group string, getenv func(string) string, opts ...Option) (HTTPHandler, error) {
 	if !knownGroup(group) {
 		return nil, fmt.Errorf("unknown route group %q", group)
 	}
 	// A Lambda's answer reaches the client only when it ends: a progress
 	// stream ends after a few seconds, and the client resumes it.
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group),
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("group", group), opts,
 		api.OnlyGroup(group), api.WithStreamFor(lambdaStreamFor))
 	if err != nil {
 		return nil, err
@@ -90,7 +100,7 @@ const lambdaStreamFor = 8 * time.Second
 
 // build wires the app over the AWS adapters the environment names: the
 // tables, the queues and the bucket the stack gave this function, SES.
-func build(ctx context.Context, getenv func(string) string, log *slog.Logger, opts ...api.Option) (*app.App, error) {
+func build(ctx context.Context, getenv func(string) string, log *slog.Logger, adapt []Option, opts ...api.Option) (*app.App, error) {
 	cfg, err := config.FromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -107,7 +117,7 @@ func build(ctx context.Context, getenv func(string) string, log *slog.Logger, op
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
 	db := dynamo.New(dynamodb.NewFromConfig(awsCfg), app.Schemas(), TableNames(getenv, app.Schemas()))
-	return app.New(cfg, app.Adapters{
+	ad := app.Adapters{
 		DB:            db,
 		Queue:         queues(getenv, awsCfg),
 		Files:         files(getenv, awsCfg),
@@ -116,7 +126,11 @@ func build(ctx context.Context, getenv func(string) string, log *slog.Logger, op
 		Now:           time.Now,
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
-	}, opts...), nil
+	}
+	for _, o := range adapt {
+		o(&ad)
+	}
+	return app.New(cfg, ad, opts...), nil
 }
 
 // queues returns the SQS driver over the queues whose URLs the stack gave
@@ -196,7 +210,7 @@ func WorkerHandler(ctx context.Context, name string, getenv func(string) string)
 	if w.Name == "" {
 		return nil, fmt.Errorf("unknown worker %q", name)
 	}
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), api.OnlyGroup("api-jobs"))
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), nil, api.OnlyGroup("api-jobs"))
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,8 @@ type RawHandler func(context.Context, json.RawMessage) (any, error)
 // messages it posts. Both report failed records (ReportBatchItemFailures):
 // a stream batch resumes from its first failed record, a queue message
 // comes back after its visibility timeout.
-func WebhookHandler(ctx context.Context, getenv func(string) string) (RawHandler, error) {
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", "webhook-sender"), api.OnlyGroup("api-events"))
+func WebhookHandler(ctx context.Context, getenv func(string) string, opts ...Option) (RawHandler, error) {
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", "webhook-sender"), opts, api.OnlyGroup("api-events"))
 	if err != nil {
 		return nil, err
 	}

@@ -38,14 +38,25 @@ func emulatorEndpoint(t *testing.T, name string) string {
 	return ep
 }
 
-// TestJobOnAWSRuntime runs a scrape job the way the stack runs it: the
-// api-jobs handler creates it, and the worker-tasks handler (the code the
-// worker Lambda runs) is fed the tasks queue's records as the SQS event
-// source does, one record per invocation with its receive count, deleting
-// what it did not report as failed. Tables on DynamoDB Local, the queues
-// on the SQS emulator, the output on the S3 emulator; the download is the
-// presigned S3 URL the API redirects to.
-func TestJobOnAWSRuntime(t *testing.T) {
+// awsRuntime is the stack's environment over the emulators: the tables on
+// DynamoDB Local (the events table with its stream), the queues on the SQS
+// emulator, the bucket on the S3 emulator, SES on a loopback stand-in,
+// and the variables the stack gives each function.
+type awsRuntime struct {
+	t      *testing.T
+	ctx    context.Context
+	dynamo string // endpoints
+	s3     string
+	tables map[string]string // logical name -> physical
+	queues map[string]string // logical name -> URL
+	sqs    *awssqs.Client
+	mails  chan []byte
+	env    map[string]string
+	opts   []onaws.Option
+}
+
+func newAWSRuntime(t *testing.T, opts ...onaws.Option) *awsRuntime {
+	t.Helper()
 	dynamoEP, tables := dynamoEmulator(t)
 	sqsEP := emulatorEndpoint(t, "SVC_TEST_SQS_ENDPOINT")
 	s3EP := emulatorEndpoint(t, "SVC_TEST_S3_ENDPOINT")
@@ -90,33 +101,43 @@ func TestJobOnAWSRuntime(t *testing.T) {
 	for name, u := range urls {
 		env[onaws.EnvName("QUEUE", name)] = u
 	}
-	getenv := func(k string) string { return env[k] }
-	auth, err := onaws.Handler(ctx, "api-auth", getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobsFn, err := onaws.Handler(ctx, "api-jobs", getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker, err := onaws.WorkerHandler(ctx, "worker-tasks", getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(h onaws.HTTPHandler, method, path, body string, headers map[string]string) events.APIGatewayV2HTTPResponse {
-		t.Helper()
-		if body != "" {
-			headers["Content-Type"] = "application/json"
-		}
-		res, err := h(ctx, event(method, path, "", body, headers, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	return &awsRuntime{t: t, ctx: ctx, dynamo: dynamoEP, s3: s3EP, tables: tables, queues: urls, sqs: sqsClient,
+		mails: mails, env: env, opts: opts}
+}
 
-	signup := call(auth, "POST", "/api/auth/signup",
-		`{"email":"worker@example.org","password":"pass-w0rd!","invitation_code":"code","accept_responsibility":true}`, map[string]string{})
+func (rt *awsRuntime) getenv(k string) string { return rt.env[k] }
+
+// handler builds a route group's handler as its Lambda does.
+func (rt *awsRuntime) handler(group string) onaws.HTTPHandler {
+	rt.t.Helper()
+	h, err := onaws.Handler(rt.ctx, group, rt.getenv, rt.opts...)
+	if err != nil {
+		rt.t.Fatal(err)
+	}
+	return h
+}
+
+// call invokes h with an API Gateway request.
+func (rt *awsRuntime) call(h onaws.HTTPHandler, method, path, body string, headers map[string]string) events.APIGatewayV2HTTPResponse {
+	rt.t.Helper()
+	if body != "" {
+		headers["Content-Type"] = "application/json"
+	}
+	res, err := h(rt.ctx, event(method, path, "", body, headers, nil))
+	if err != nil {
+		rt.t.Fatal(err)
+	}
+	return res
+}
+
+// signup creates a verified account through api-auth, with the link of
+// the mail SES sent, and returns the headers of a new key of it.
+func (rt *awsRuntime) signup(email string) map[string]string {
+	t := rt.t
+	t.Helper()
+	auth := rt.handler("api-auth")
+	signup := rt.call(auth, "POST", "/api/auth/signup",
+		`{"email":"`+email+`","password":"pass-w0rd!","invitation_code":"code","accept_responsibility":true}`, map[string]string{})
 	if signup.StatusCode != 200 || len(signup.Cookies) != 1 {
 		t.Fatalf("signup: %d %s", signup.StatusCode, signup.Body)
 	}
@@ -124,7 +145,7 @@ func TestJobOnAWSRuntime(t *testing.T) {
 	token := ""
 	for token == "" {
 		select {
-		case raw := <-mails:
+		case raw := <-rt.mails:
 			if i := strings.Index(string(raw), "/verify-email?token="); i >= 0 {
 				token = strings.Fields(string(raw)[i+len("/verify-email?token="):])[0]
 			}
@@ -132,13 +153,58 @@ func TestJobOnAWSRuntime(t *testing.T) {
 			t.Fatal("no verification mail")
 		}
 	}
-	if r := call(auth, "POST", "/api/auth/email/verify", `{"token":"`+token+`"}`, map[string]string{}); r.StatusCode != 200 {
+	if r := rt.call(auth, "POST", "/api/auth/email/verify", `{"token":"`+token+`"}`, map[string]string{}); r.StatusCode != 200 {
 		t.Fatalf("verify: %d %s", r.StatusCode, r.Body)
 	}
-	kr := call(auth, "POST", "/api/keys", `{"name":"worker"}`, session)
+	kr := rt.call(auth, "POST", "/api/keys", `{"name":"worker"}`, session)
 	var key struct{ Key string }
-	json.Unmarshal([]byte(kr.Body), &key)
-	bearer := map[string]string{"Authorization": "Bearer " + key.Key}
+	if err := json.Unmarshal([]byte(kr.Body), &key); err != nil || key.Key == "" {
+		t.Fatalf("key: %d %s", kr.StatusCode, kr.Body)
+	}
+	return map[string]string{"Authorization": "Bearer " + key.Key}
+}
+
+// receive receives up to 10 messages of a queue, with their receive counts.
+func (rt *awsRuntime) receive(queueName string) []sqstypes.Message {
+	rt.t.Helper()
+	out, err := rt.sqs.ReceiveMessage(rt.ctx, &awssqs.ReceiveMessageInput{
+		QueueUrl: aws.String(rt.queues[queueName]), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameApproximateReceiveCount},
+	})
+	if err != nil {
+		rt.t.Fatal(err)
+	}
+	return out.Messages
+}
+
+// sqsEvent is the event the SQS event source gives a function for m.
+func sqsEvent(m sqstypes.Message) events.SQSEvent {
+	attrs := map[string]string{}
+	for k, v := range m.Attributes {
+		attrs[k] = v
+	}
+	return events.SQSEvent{Records: []events.SQSMessage{{
+		MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+		Body: aws.ToString(m.Body), Attributes: attrs, EventSource: "aws:sqs",
+	}}}
+}
+
+// TestJobOnAWSRuntime runs a scrape job the way the stack runs it: the
+// api-jobs handler creates it, and the worker-tasks handler (the code the
+// worker Lambda runs) is fed the tasks queue's records as the SQS event
+// source does, one record per invocation with its receive count, deleting
+// what it did not report as failed. Tables on DynamoDB Local, the queues
+// on the SQS emulator, the output on the S3 emulator; the download is the
+// presigned S3 URL the API redirects to.
+func TestJobOnAWSRuntime(t *testing.T) {
+	rt := newAWSRuntime(t)
+	ctx, sqsClient, urls, s3EP := rt.ctx, rt.sqs, rt.queues, rt.s3
+	jobsFn := rt.handler("api-jobs")
+	worker, err := onaws.WorkerHandler(ctx, "worker-tasks", rt.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, bearer := rt.call, rt.signup("worker@example.org")
 
 	cr := call(jobsFn, "POST", "/api/jobs", `{"queries":["boulangerie"],"zones":["Villeurbanne"]}`, bearer)
 	var job struct {
@@ -157,23 +223,9 @@ func TestJobOnAWSRuntime(t *testing.T) {
 		if time.Now().After(end) {
 			t.Fatalf("job still %s after %d invocations", job.Status, invocations)
 		}
-		out, err := sqsClient.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{
-			QueueUrl: aws.String(urls[app.QueueTasks]), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameApproximateReceiveCount},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range out.Messages {
+		for _, m := range rt.receive(app.QueueTasks) {
 			invocations++
-			attrs := map[string]string{}
-			for k, v := range m.Attributes {
-				attrs[k] = v
-			}
-			res, err := worker(ctx, events.SQSEvent{Records: []events.SQSMessage{{
-				MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
-				Body: aws.ToString(m.Body), Attributes: attrs,
-			}}})
+			res, err := worker(ctx, sqsEvent(m))
 			if err != nil {
 				t.Fatal(err)
 			}
