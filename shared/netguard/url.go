@@ -139,13 +139,15 @@ func (g *Guard) hostRules(host string) (a netip.Addr, isLiteral bool, err error)
 
 // checkLiteral refuses a host that spells a non-public address.
 func (g *Guard) checkLiteral(host string, a netip.Addr) (string, error) {
+	// The address class first: "127.1 is 127.0.0.1, a loopback address"
+	// says more than "this service" when the service runs on loopback.
+	if en, fr := g.refused(a); en != "" {
+		return "", literalRefusal(host, a, en, fr)
+	}
 	canon := a.String()
 	if g.own[canon] {
 		return "", refusal(fmt.Sprintf("the host %s is this service itself", host),
 			fmt.Sprintf("l'hôte %s est ce service lui-même", host))
-	}
-	if en, fr := g.refused(a); en != "" {
-		return "", literalRefusal(host, a, en, fr)
 	}
 	return canon, nil
 }
