@@ -42,6 +42,8 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.registryRoutes()...)
 	rs = append(rs, s.scrapeRoutes()...)
 	rs = append(rs, s.jobRoutes()...)
+	rs = append(rs, s.itemRoutes()...)
+	rs = append(rs, s.brandAssetRoute())
 	rs = append(rs, s.eventRoutes(s.d.Events)...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.adminRoutes()...)

@@ -7,6 +7,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/prospectdata/svc/shared/blob"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -44,6 +45,8 @@ type Deps struct {
 	// SimDays is the simulated world's day store; nil with a real map
 	// provider.
 	SimDays *sim.Days
+	// Files holds the files brand_assets re-hosts (the job file store).
+	Files   blob.Store
 	Log     *slog.Logger
 	BaseURL string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty

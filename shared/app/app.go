@@ -124,13 +124,18 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	prov := newProvider(cfg, sc, days)
 	// The engine runs where the runtime gives queues and files: everywhere
 	// locally, in the Lambdas that send work or run it on AWS.
+	guard := ad.Guard
+	if guard == nil {
+		guard = netguard.New(netguard.WithOwnHosts(ownHosts(cfg.BaseURL)...))
+	}
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
-			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, Files: ad.Files, Provider: prov, Scrape: sc,
+			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
+			Modules:    newModules(cfg, guard, prov, ad.Files, ad.Log),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
@@ -142,17 +147,13 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
 	})
 	acc.AddHolder(js)
-	guard := ad.Guard
-	if guard == nil {
-		guard = netguard.New(netguard.WithOwnHosts(ownHosts(cfg.BaseURL)...))
-	}
 	wh := webhooks.New(webhooks.Deps{
 		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
 	})
 	acc.AddHolder(wh)
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Log: ad.Log,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
 		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,

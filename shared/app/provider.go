@@ -22,7 +22,7 @@ type lazyProvider struct {
 
 // newProvider returns the map provider of the configuration: the simulated
 // world (its day kept by days) or Google Places.
-func newProvider(cfg config.Config, sc *scrape.Service, days *sim.Days) provider.Provider {
+func newProvider(cfg config.Config, sc *scrape.Service, days *sim.Days) *lazyProvider {
 	lp := &lazyProvider{name: cfg.MapProvider}
 	lp.get = sync.OnceValues(func() (provider.Provider, error) {
 		if cfg.MapProvider == "google" {

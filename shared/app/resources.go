@@ -16,6 +16,8 @@ import (
 const (
 	QueueTasks         = "tasks"
 	QueueTasksDLQ      = "tasks-dlq"
+	QueueEnrich        = "enrich"
+	QueueEnrichDLQ     = "enrich-dlq"
 	QueueDeliveries    = webhooks.QueueName
 	QueueDeliveriesDLQ = "deliveries-dlq"
 )
@@ -26,6 +28,8 @@ func Queues() []queue.Config {
 	return []queue.Config{
 		{Name: QueueTasks, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueTasksDLQ},
 		{Name: QueueTasksDLQ, VisibilityTimeout: time.Minute},
+		{Name: QueueEnrich, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueEnrichDLQ},
+		{Name: QueueEnrichDLQ, VisibilityTimeout: time.Minute},
 		{Name: QueueDeliveries, VisibilityTimeout: time.Minute, MaxReceives: 5, DeadLetter: QueueDeliveriesDLQ},
 		{Name: QueueDeliveriesDLQ, VisibilityTimeout: time.Minute},
 	}
@@ -40,7 +44,7 @@ const OutputRetention = jobs.Retention
 const (
 	PrefixJobs    = "jobs/"    // job outputs: expire after OutputRetention
 	PrefixExports = "exports/" // account export archives: expire after a day
-	PrefixAssets  = "assets/"  // re-hosted brand assets: kept while the account lives
+	PrefixAssets  = "assets/"  // re-hosted brand assets: kept while the account and the job live
 )
 
 // Worker is a function fed by a queue rather than by HTTP: on AWS a Lambda
@@ -89,6 +93,13 @@ func Workers() []Worker {
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
 		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
 		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
+	}, {
+		// Enrichment: the batches of item jobs (a module over 20 items),
+		// which fetch websites; the last batch sends its job's finalize
+		// to the tasks queue. Items run at once within a batch, each
+		// bounded by enrich.ItemTimeout.
+		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 180,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).

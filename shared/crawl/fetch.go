@@ -228,6 +228,14 @@ func readBody(res *http.Response) ([]byte, error) {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
 	ct := res.Header.Get("Content-Type")
+	if ct == "" {
+		// No type said: the bytes tell whether it is text (an image served
+		// bare must not go through a text decoder); text keeps no type, so
+		// that the decoder reads its <meta charset>.
+		if sniffed := http.DetectContentType(raw); !strings.HasPrefix(sniffed, "text/") {
+			ct = sniffed
+		}
+	}
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "" && !strings.HasPrefix(mt, "text/") && !strings.Contains(mt, "html") &&
 		!strings.Contains(mt, "xml") && !strings.Contains(mt, "json") {
 		return raw, nil // an image or a file: bytes as they are

@@ -7,8 +7,14 @@ import (
 	"sync"
 )
 
-// DefaultSessionPages bounds a session's cache.
-const DefaultSessionPages = 512
+// DefaultSessionPages and SessionBytes bound a session's cache: by count,
+// and by the bodies held (a job's batches share a session; at most a few
+// sessions live in a process, so memory stays bounded however many items a
+// job has).
+const (
+	DefaultSessionPages = 512
+	SessionBytes        = 32 << 20
+)
 
 // Session is one job's view of the fetcher: the pages it fetched are kept,
 // so that two parts of a job asking for the same URL (an extractor's
@@ -21,6 +27,7 @@ type Session struct {
 
 	mu    sync.Mutex
 	pages map[string]*cached
+	bytes int
 }
 
 type cached struct {
@@ -45,8 +52,9 @@ func (s *Session) Fetch(ctx context.Context, raw string) (*Page, error) {
 	s.mu.Lock()
 	c, ok := s.pages[key]
 	if !ok {
-		if len(s.pages) >= s.max {
+		if len(s.pages) >= s.max || s.bytes >= SessionBytes {
 			clear(s.pages)
+			s.bytes = 0
 		}
 		c = &cached{done: make(chan struct{})}
 		s.pages[key] = c
@@ -61,12 +69,17 @@ func (s *Session) Fetch(ctx context.Context, raw string) (*Page, error) {
 		}
 	}
 	c.page, c.err = s.f.Fetch(ctx, raw)
-	if c.err != nil && ctx.Err() != nil {
+	s.mu.Lock()
+	switch {
+	case c.err != nil && ctx.Err() != nil:
 		// Our own deadline is not the site's fault: forget it.
-		s.mu.Lock()
-		delete(s.pages, key)
-		s.mu.Unlock()
+		if s.pages[key] == c {
+			delete(s.pages, key)
+		}
+	case c.page != nil:
+		s.bytes += len(c.page.Body)
 	}
+	s.mu.Unlock()
 	close(c.done)
 	return c.page, c.err
 }

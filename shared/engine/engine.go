@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
@@ -24,6 +25,9 @@ type Deps struct {
 	DB        store.DB
 	Queue     queue.Queue
 	QueueName string // the tasks queue ("tasks")
+	// ItemQueue carries the batches of item jobs (default QueueName):
+	// on AWS its own Lambda, sized for fetching websites, consumes it.
+	ItemQueue string
 	Files     blob.Store
 	Provider  provider.Provider
 	Scrape    *scrape.Service
@@ -83,19 +87,32 @@ type Deps struct {
 	// repairs no other message triggers, such as a pool lease left by a
 	// process that died (jobs.Service.Promote).
 	OnSweep func(ctx context.Context) error
+
+	// Modules are the enrichment modules item jobs run (nil: item jobs
+	// fail, saying their module cannot run here).
+	Modules *enrich.Set
+	// ItemWorkers is how many items this process enriches at once, over
+	// all batches (default 32): sites are slow and many, and the fetcher
+	// paces each host on its own.
+	ItemWorkers int
 }
 
 // Engine runs scrape jobs. It is safe for concurrent use.
 type Engine struct {
-	d     Deps
-	slots chan struct{} // provider requests in flight
-	plans *planCache
+	d         Deps
+	slots     chan struct{} // provider requests in flight
+	itemSlots chan struct{} // items being enriched
+	plans     *planCache
+	sessions  *sessionCache
 }
 
 // New returns an engine over d.
 func New(d Deps) *Engine {
 	if d.QueueName == "" {
 		d.QueueName = "tasks"
+	}
+	if d.ItemQueue == "" {
+		d.ItemQueue = d.QueueName
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -145,7 +162,11 @@ func New(d Deps) *Engine {
 	if d.PlanCache <= 0 {
 		d.PlanCache = 32
 	}
-	return &Engine{d: d, slots: make(chan struct{}, d.Workers), plans: newPlanCache(d.PlanCache)}
+	if d.ItemWorkers <= 0 {
+		d.ItemWorkers = 32
+	}
+	return &Engine{d: d, slots: make(chan struct{}, d.Workers), itemSlots: make(chan struct{}, d.ItemWorkers),
+		plans: newPlanCache(d.PlanCache), sessions: newSessionCache(4)}
 }
 
 func defaultBackoff(n int) time.Duration {
@@ -226,6 +247,8 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 		return e.handleTask(ctx, m)
 	case kindFinalize:
 		return e.handleFinalize(ctx, m)
+	case kindBatch:
+		return e.handleBatch(ctx, m)
 	case kindSweep:
 		if e.d.OnSweep == nil {
 			return nil
@@ -256,16 +279,21 @@ func permanent(msg string, err error) error { return &permanentError{msg: msg, e
 func (e *Engine) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for range e.d.Handlers {
-		wg.Go(func() { e.loop(ctx) })
+		wg.Go(func() { e.loop(ctx, e.d.QueueName) })
+	}
+	if e.d.ItemQueue != e.d.QueueName {
+		for range e.d.Handlers {
+			wg.Go(func() { e.loop(ctx, e.d.ItemQueue) })
+		}
 	}
 	wg.Wait()
 	return nil
 }
 
-func (e *Engine) loop(ctx context.Context) {
+func (e *Engine) loop(ctx context.Context, q string) {
 	failures := 0
 	for ctx.Err() == nil {
-		ds, err := e.d.Queue.Receive(ctx, e.d.QueueName, 1, e.d.Wait, e.d.Visibility)
+		ds, err := e.d.Queue.Receive(ctx, q, 1, e.d.Wait, e.d.Visibility)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -277,17 +305,17 @@ func (e *Engine) loop(ctx context.Context) {
 		}
 		failures = 0
 		for _, d := range ds {
-			e.process(ctx, d)
+			e.process(ctx, q, d)
 		}
 	}
 }
 
 // process handles one delivery with its visibility renewed, then deletes
 // it, or releases it for a later delivery.
-func (e *Engine) process(ctx context.Context, d queue.Delivery) {
+func (e *Engine) process(ctx context.Context, q string, d queue.Delivery) {
 	hbCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { e.heartbeat(hbCtx, d.Receipt) })
+	wg.Go(func() { e.heartbeat(hbCtx, q, d.Receipt) })
 	err := e.HandleDelivery(ctx, d.Body, d.ReceiveCount)
 	stop()
 	wg.Wait()
@@ -296,20 +324,20 @@ func (e *Engine) process(ctx context.Context, d queue.Delivery) {
 	defer cancel()
 	switch {
 	case err == nil:
-		if derr := e.d.Queue.Delete(bg, e.d.QueueName, d.Receipt); derr != nil && !errors.Is(derr, queue.ErrReceiptExpired) {
+		if derr := e.d.Queue.Delete(bg, q, d.Receipt); derr != nil && !errors.Is(derr, queue.ErrReceiptExpired) {
 			e.d.Log.Warn("engine: delete a handled message", "id", d.ID, "err", derr)
 		}
 	case ctx.Err() != nil:
 		// Stopping: another worker may take it now.
-		_ = e.d.Queue.ChangeVisibility(bg, e.d.QueueName, d.Receipt, 0)
+		_ = e.d.Queue.ChangeVisibility(bg, q, d.Receipt, 0)
 	default:
 		e.d.Log.Warn("engine: message failed, will be retried", "id", d.ID, "receives", d.ReceiveCount, "err", err)
-		_ = e.d.Queue.ChangeVisibility(bg, e.d.QueueName, d.Receipt, e.d.RetryDelay(d.ReceiveCount))
+		_ = e.d.Queue.ChangeVisibility(bg, q, d.Receipt, e.d.RetryDelay(d.ReceiveCount))
 	}
 }
 
 // heartbeat keeps a delivery hidden while it is handled.
-func (e *Engine) heartbeat(ctx context.Context, receipt string) {
+func (e *Engine) heartbeat(ctx context.Context, q, receipt string) {
 	t := time.NewTicker(max(e.d.Visibility/3, time.Second))
 	defer t.Stop()
 	for {
@@ -317,7 +345,7 @@ func (e *Engine) heartbeat(ctx context.Context, receipt string) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := e.d.Queue.ChangeVisibility(ctx, e.d.QueueName, receipt, e.d.Visibility); err != nil && ctx.Err() == nil {
+			if err := e.d.Queue.ChangeVisibility(ctx, q, receipt, e.d.Visibility); err != nil && ctx.Err() == nil {
 				e.d.Log.Warn("engine: extend a message's visibility", "err", err)
 			}
 		}

@@ -140,7 +140,7 @@ func (e *env) open() {
 	e.jobs = jobs.New(jobs.Deps{
 		DB: e.db, Scrape: planner(), Ledger: ledger, Limits: ratelimit.New(e.db, now),
 		Accounts: accounts.New(accounts.Deps{DB: e.db, Now: now}, accounts.Config{}), Now: now,
-		Source: e.prov.Name(), Started: e.eng.Start,
+		Source: e.prov.Name(), Started: e.eng.Start, Files: e.files,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel

@@ -32,6 +32,9 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 	if j.Status != jobs.Running {
 		return nil // done already, or cancelled, or failed
 	}
+	if jobs.ItemModule(j.JobType) {
+		return e.finalizeItems(ctx, j, jit)
+	}
 	if open := jit.Int(attrOpenTasks); open != 0 && !m.Partial {
 		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
 		return nil // the last task sends it again

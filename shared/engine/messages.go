@@ -22,6 +22,7 @@ const (
 	kindTask     = "task"
 	kindFinalize = "finalize"
 	kindSweep    = "sweep"
+	kindBatch    = "batch"
 )
 
 // SweepMessage is the body of the periodic sweep message (a schedule sends
@@ -32,6 +33,7 @@ const SweepMessage = `{"kind":"sweep"}`
 //
 //	{"kind":"start","job":"<id>"}
 //	{"kind":"task","job":"<id>","task":"r3.2","tile":[z,x,y],"q":[0,2]}
+//	{"kind":"batch","job":"<id>","task":"b3","items":[{"i":40,"v":{"site_web":"…"}},…]}
 //	{"kind":"finalize","job":"<id>"}
 //	{"kind":"sweep"}
 //
@@ -47,6 +49,8 @@ type message struct {
 	// remain: the job was stopped at its maximum run time and a resume
 	// continues the rest.
 	Partial bool `json:"partial,omitempty"`
+	// Items are a batch's items (item jobs).
+	Items []batchItem `json:"items,omitempty"`
 }
 
 func decode(body []byte) (message, error) {
@@ -72,6 +76,14 @@ func decode(body []byte) (message, error) {
 		}
 		if len(m.Queries) == 0 {
 			return m, fmt.Errorf("task %s: no queries", m.Task)
+		}
+		return m, nil
+	case kindBatch:
+		if _, ok := parseBatchID(m.Task); !ok {
+			return m, fmt.Errorf("bad batch id %q", m.Task)
+		}
+		if len(m.Items) == 0 || len(m.Items) > BatchSize {
+			return m, fmt.Errorf("batch %s: %d items", m.Task, len(m.Items))
 		}
 		return m, nil
 	}
@@ -158,9 +170,14 @@ func compareTaskIDs(a, b string) int {
 // sendConcurrency is how many batches of a large send are in flight.
 const sendConcurrency = 8
 
-// send enqueues messages in batches of queue.MaxBatch, several batches at
-// once.
+// send enqueues messages on the tasks queue.
 func (e *Engine) send(ctx context.Context, ms ...message) error {
+	return e.sendTo(ctx, e.d.QueueName, ms...)
+}
+
+// sendTo enqueues messages on a queue in batches of queue.MaxBatch,
+// several batches at once.
+func (e *Engine) sendTo(ctx context.Context, q string, ms ...message) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -187,7 +204,7 @@ func (e *Engine) send(ctx context.Context, ms ...message) error {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			if _, err := e.d.Queue.Send(ctx, e.d.QueueName, batch...); err != nil {
+			if _, err := e.d.Queue.Send(ctx, q, batch...); err != nil {
 				mu.Lock()
 				if first == nil {
 					first = fmt.Errorf("send %d messages: %w", len(batch), err)

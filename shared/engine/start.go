@@ -35,6 +35,9 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	if j.Status.Terminal() {
 		return nil
 	}
+	if jobs.ItemModule(j.JobType) {
+		return e.startItems(ctx, j, it)
+	}
 	p, err := e.plan(j)
 	if err != nil {
 		return err

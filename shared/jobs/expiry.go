@@ -38,6 +38,7 @@ func (s *Service) expireIfDue(ctx context.Context, j *Job) error {
 	}
 	*j = next
 	if s.d.Files != nil {
+		// The job's directory only: its re-hosted assets stay (AssetKey).
 		if err := s.d.Files.DeletePrefix(ctx, "jobs/"+j.ID+"/"); err != nil {
 			return fmt.Errorf("delete output of expired job %s: %w", j.ID, err)
 		}

@@ -80,10 +80,8 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 		}); err != nil {
 			return fmt.Errorf("purge job %s: %w", j.ID, err)
 		}
-		if s.d.Files != nil {
-			if err := s.d.Files.DeletePrefix(ctx, "jobs/"+j.ID+"/"); err != nil {
-				return fmt.Errorf("purge files of job %s: %w", j.ID, err)
-			}
+		if err := s.deleteFiles(ctx, j); err != nil {
+			return fmt.Errorf("purge files of job %s: %w", j.ID, err)
 		}
 	}
 	if err := t.Delete(ctx, activeKey(uid), nil); err != nil {

@@ -94,6 +94,9 @@ type Job struct {
 	// LowPriority jobs (of low-priority pipelines) wait behind the others
 	// in their pool's queue.
 	LowPriority bool `json:"-"`
+	// CaptureScreenshot is brand_assets' option (JobPublic has no field
+	// for it; email_mode carries the emails module's).
+	CaptureScreenshot bool `json:"-"`
 	// continuation marks the automatic resume of a job stopped at its
 	// maximum run time, which goes first in its pool's queue.
 	continuation bool

@@ -88,10 +88,8 @@ func (s *Service) Delete(ctx context.Context, uid int64, id string) error {
 	}); err != nil {
 		return fmt.Errorf("delete records of job %s: %w", id, err)
 	}
-	if s.d.Files != nil {
-		if err := s.d.Files.DeletePrefix(ctx, "jobs/"+id+"/"); err != nil {
-			return fmt.Errorf("delete files of job %s: %w", id, err)
-		}
+	if err := s.deleteFiles(ctx, j); err != nil {
+		return fmt.Errorf("delete files of job %s: %w", id, err)
 	}
 	if pool := poolOf(j); pool != "" && j.Status == Pending {
 		// It may have held its pool's lease, its start on its way.

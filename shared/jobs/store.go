@@ -61,6 +61,9 @@ func item(j *Job) (store.Item, error) {
 	if j.LowPriority {
 		it["low_priority"] = true
 	}
+	if j.CaptureScreenshot {
+		it["capture_screenshot"] = true
+	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
@@ -102,6 +105,7 @@ func fromItem(it store.Item) (*Job, error) {
 		j.Roots = splitInts(r)
 	}
 	j.LowPriority = it.Bool("low_priority")
+	j.CaptureScreenshot = it.Bool("capture_screenshot")
 	return &j, nil
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"html"
+	"image/color"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/provider"
@@ -47,6 +48,10 @@ type site struct {
 	robots  string
 	refused bool
 	broken  bool
+	// logo says the site shows a logo in its header and a favicon, drawn
+	// in its brand colours.
+	logo          bool
+	brand, brand2 color.RGBA
 }
 
 // legalInfo is the publisher of a French site (mentions légales).
@@ -82,6 +87,8 @@ func (w *World) site(b *batch, i int, c *category, d int) site {
 		s.legal = legalOf(&r, p.Name, c)
 	}
 	s.robots = robotsTxt(&r, host, s.tech)
+	s.logo = r.chance(siteLogo)
+	s.brand, s.brand2 = brandOf(&r)
 	return s
 }
 
@@ -235,7 +242,13 @@ func (s *site) page(title, main string) string {
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=%q>\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", lang, e(title))
 	fmt.Fprintf(&b, "<meta name=\"description\" content=\"%s\">\n", e(s.place.Name+" – "+s.place.Address))
 	s.head(&b)
+	if s.logo {
+		b.WriteString("<link rel=\"icon\" type=\"image/png\" sizes=\"32x32\" href=\"/favicon.png\">\n")
+	}
 	b.WriteString("</head>\n<body>\n<header>\n")
+	if s.logo {
+		fmt.Fprintf(&b, "<a href=\"/\" class=\"brand\"><img class=\"logo\" src=\"/logo.png\" width=\"240\" height=\"80\" alt=\"%s\"></a>\n", e(s.place.Name))
+	}
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<nav><a href=\"/\">%s</a> | <a href=\"/contact\">Contact</a>", e(s.place.Name), s.t("Accueil", "Home"))
 	if s.legal != nil {
 		b.WriteString(" | <a href=\"/mentions-legales\">Mentions légales</a>")

@@ -107,6 +107,14 @@ func (s *site) serve(req *http.Request) *http.Response {
 		if s.legal != nil {
 			return respond(req, http.StatusOK, htmlType, s.legalPage())
 		}
+	case "/logo.png":
+		if s.logo {
+			return respondBytes(req, "image/png", logoPNG(s.brand, s.brand2, 240, 80))
+		}
+	case "/favicon.png":
+		if s.logo {
+			return respondBytes(req, "image/png", logoPNG(s.brand, s.brand2, 32, 32))
+		}
 	case "/robots.txt":
 		return respond(req, http.StatusOK, "text/plain; charset=utf-8", s.robots)
 	case "/sitemap.xml":
@@ -132,6 +140,11 @@ func respond(req *http.Request, status int, contentType, body string) *http.Resp
 		resp.Body = http.NoBody
 	}
 	return resp
+}
+
+// respondBytes is respond with a binary body.
+func respondBytes(req *http.Request, contentType string, body []byte) *http.Response {
+	return respond(req, http.StatusOK, contentType, string(body))
 }
 
 // simAddr is the address a refused connection reports: a documentation

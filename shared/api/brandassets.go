@@ -1,0 +1,58 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strconv"
+
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/enrich"
+)
+
+// brandAssetRoute serves the files brand_assets re-hosted: only to their
+// owner or an admin (another account gets the 404 of a missing file), and
+// only names of the strict pattern enrich.AssetName. Images are served
+// with nosniff and a Content-Security-Policy that runs nothing, since an
+// SVG logo is a document that could carry script.
+func (s *Server) brandAssetRoute() Route {
+	return Route{
+		Method: http.MethodGet, Path: "/api/brand-assets/{owner_user_id}/{filename}", Auth: SessionOnly, Tag: "jobs",
+		Summary:      "A logo, favicon or screenshot re-hosted by a brand_assets job (owner or admin)",
+		ResponseType: "image/*", Status: http.StatusOK, Errors: []int{401, 403, 404},
+		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+			owner, err := strconv.ParseInt(r.PathValue("owner_user_id"), 10, 64)
+			name := r.PathValue("filename")
+			if err != nil || owner <= 0 || !enrich.AssetName.MatchString(name) {
+				return apperr.Missing()
+			}
+			if c.User.ID != owner && !c.User.IsAdmin {
+				return apperr.Missing()
+			}
+			if s.d.Files == nil {
+				return apperr.Missing()
+			}
+			rc, info, err := s.d.Files.Open(r.Context(), enrich.AssetKey(owner, name))
+			if errors.Is(err, blob.ErrNotFound) {
+				return apperr.Missing()
+			}
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			h := w.Header()
+			h.Set("Content-Type", enrich.AssetType(path.Ext(name)[1:]))
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+			h.Set("Cache-Control", "private, max-age=86400")
+			if info.Size > 0 {
+				h.Set("Content-Length", strconv.FormatInt(info.Size, 10))
+			}
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.Copy(w, rc)
+			return nil
+		},
+	}
+}

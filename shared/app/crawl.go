@@ -1,0 +1,66 @@
+package app
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/enrich/techstack"
+	"github.com/prospectdata/svc/shared/netguard"
+	"github.com/prospectdata/svc/shared/provider/sim"
+)
+
+// CrawlerAgent is the token robots.txt groups are matched against, and
+// the start of the crawler's User-Agent.
+const CrawlerAgent = "ProspectDataBot"
+
+// newModules builds the enrichment modules over one polite fetcher: its
+// transport is the guard's (public addresses only, checked when
+// connecting) and, with the simulated map provider, the sim world's
+// fixture web answers its own hosts (*.sim.test) in front of it.
+func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, files blob.Store, log *slog.Logger) *enrich.Set {
+	var tr http.RoundTripper = guard.Client(0).Transport
+	if cfg.MapProvider == "sim" {
+		tr = simWeb{prov: prov, next: tr}
+	}
+	f := crawl.New(crawl.Deps{
+		Transport: tr, Agent: CrawlerAgent,
+		UserAgent: CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)",
+		Log:       log,
+	})
+	mods := append(enrich.SiteModules(),
+		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL}),
+		enrich.TechstackModule(sync.OnceValues(techstack.New)),
+	)
+	return enrich.NewSet(f, log, mods...)
+}
+
+// simWeb answers the sim world's hosts from its fixture web and hands
+// every other request to next.
+type simWeb struct {
+	prov *lazyProvider
+	next http.RoundTripper
+}
+
+func (s simWeb) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(strings.ToLower(req.URL.Hostname()), ".sim.test") {
+		return s.next.RoundTrip(req)
+	}
+	p, err := s.prov.get()
+	if err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	w, ok := p.(*sim.World)
+	if !ok {
+		return s.next.RoundTrip(req)
+	}
+	return w.Web().RoundTrip(req)
+}

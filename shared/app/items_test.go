@@ -1,0 +1,229 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prospectdata/svc/shared/app/apptest"
+)
+
+// scrapeRows runs a sim scrape to done and returns its rows as the items
+// endpoint gives them (the items a user sends to a module).
+func scrapeRows(t *testing.T, c *apptest.Client, query, zone string, n int) (string, []json.RawMessage) {
+	t.Helper()
+	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{query}, "zones": []string{zone}}))
+	if got := waitJob(t, c, j.ID, func(g map[string]any) bool { return g["status"] != "pending" && g["status"] != "running" }); got["status"] != "done" {
+		t.Fatalf("scrape: %v", got)
+	}
+	var page struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(c.Do("GET", fmt.Sprintf("/api/jobs/%s/items?limit=%d", j.ID, n), nil).Must(t, 200).Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	return j.ID, page.Items
+}
+
+// readCSV parses a job's CSV download.
+func readCSV(t *testing.T, c *apptest.Client, id string) [][]string {
+	t.Helper()
+	body := c.Do("GET", "/api/jobs/"+id+"/download", nil).Must(t, 200).Body
+	rd := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(body, []byte("\uFEFF"))))
+	rd.Comma = ';'
+	recs, err := rd.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestItemJobsOnSimScrape: a user scrapes the sim world, then sends its
+// rows to the emails, techstack and brand_assets modules; each job runs
+// on the fixture web to done, keeps every input column in order and
+// appends its own, and the re-hosted logos are served to their owner only.
+func TestItemJobsOnSimScrape(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("items@example.org", fixturePassword)
+	c.Verify("items@example.org")
+	src, items := scrapeRows(t, c, "boulangerie", "Lyon", 30)
+	if len(items) != 30 {
+		t.Fatalf("%d items", len(items))
+	}
+	var first map[string]any
+	_ = json.Unmarshal(items[0], &first)
+
+	for _, tt := range []struct {
+		path, jobType string
+		extra         map[string]any
+		produces      []string
+		// minFound is how many rows must have the first produced column
+		// filled: the fixture sites show an address on 95% of them, a
+		// logo on 80%, and 60% of places have a site.
+		minFound int
+	}{
+		{"emails", "emails", nil, []string{"email", "email_personal"}, 8},
+		{"techstack", "techstack", nil, []string{"tech_cms", "tech_analytics", "tech_ads_pixels"}, 3},
+		{"brand-assets", "brand_assets", nil, []string{"logo_url", "logo_local_url", "logo_variants_local_urls", "favicon_url",
+			"favicon_local_url", "brand_color", "brand_palette", "screenshot_local_url"}, 6},
+		{"socials", "socials", nil, []string{"social_facebook", "social_instagram", "social_linkedin", "social_twitter", "social_tiktok", "social_youtube"}, 0},
+		{"legal-ids", "legal_ids", nil, []string{"siret", "siren", "siret_source_url"}, 8},
+		{"dead-check", "dead_check", nil, []string{"site_alive"}, 8},
+	} {
+		t.Run(tt.jobType, func(t *testing.T) {
+			body := map[string]any{"items": items, "source_job_id": src}
+			maps.Copy(body, tt.extra)
+			j := c.Do("POST", "/api/jobs/"+tt.path, body).Must(t, 200).JSON()
+			if j["job_type"] != tt.jobType || j["status"] != "pending" || j["source_job_id"] != src || j["grid_points_count"] != 30.0 {
+				t.Fatalf("created: %v", j)
+			}
+			id := j["id"].(string)
+			got := waitJob(t, c, id, func(g map[string]any) bool { return g["status"] != "pending" && g["status"] != "running" })
+			if got["status"] != "done" || got["results_count"] != 30.0 || got["processed_points"] != 30.0 || got["download_available"] != true {
+				t.Fatalf("after the run: %v", got)
+			}
+			recs := readCSV(t, c, id)
+			if len(recs) != 31 {
+				t.Fatalf("%d records", len(recs))
+			}
+			header := recs[0]
+			in := len(header) - len(tt.produces)
+			if !slices.Equal(header[in:], tt.produces) || header[0] != "nom" || header[1] != "site_web" {
+				t.Fatalf("header %q", header)
+			}
+			found := 0
+			for i, rec := range recs[1:] {
+				var item map[string]any
+				_ = json.Unmarshal(items[i], &item)
+				if rec[0] != item["nom"] || rec[1] != item["site_web"] {
+					t.Fatalf("row %d is not item %d: %q vs %v", i, i, rec[:2], item)
+				}
+				if rec[in] != "" {
+					found++
+					if rec[1] == "" {
+						t.Errorf("row %d: %s found without a site", i, tt.produces[0])
+					}
+				}
+			}
+			if found < tt.minFound {
+				t.Errorf("%s filled on %d rows, want at least %d", tt.produces[0], found, tt.minFound)
+			}
+			if tt.jobType == "brand_assets" {
+				checkAssets(t, e, c, recs, in)
+			}
+			// The item routes of the engine's jobs work on module jobs too.
+			page := c.Do("GET", "/api/jobs/"+id+"/items?limit=5", nil).Must(t, 200).JSON()
+			if page["total"] != 30.0 || page["count"] != 5.0 {
+				t.Errorf("items: %v", page)
+			}
+			cols := c.Do("GET", "/api/jobs/"+id+"/output-columns", nil).Must(t, 200).JSON()
+			if cols["row_count"] != 30.0 {
+				t.Errorf("output-columns: %v", cols)
+			}
+			c.Do("GET", "/api/jobs/"+id+"/download?format=xlsx", nil).Must(t, 200)
+			c.Do("DELETE", "/api/jobs/"+id, nil).Must(t, 204)
+			c.Do("GET", "/api/jobs/"+id, nil).Must(t, 404)
+		})
+	}
+}
+
+// checkAssets opens the re-hosted logos: an image for the owner, a 404 for
+// another account and for names off the pattern.
+func checkAssets(t *testing.T, e *apptest.Env, c *apptest.Client, recs [][]string, in int) {
+	t.Helper()
+	other := e.NewClient()
+	other.Signup("other-assets@example.org", fixturePassword)
+	opened := 0
+	owner := ""
+	for _, rec := range recs[1:] {
+		local := rec[in+1]
+		if local == "" {
+			continue
+		}
+		p := strings.TrimPrefix(local, e.Server.URL)
+		r := c.Do("GET", p, nil).Must(t, 200)
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "image/") || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: %q", p, ct)
+		}
+		if !bytes.HasPrefix(r.Body, []byte("\x89PNG")) {
+			t.Errorf("%s is not the PNG logo", p)
+		}
+		if !strings.HasPrefix(rec[in+5], "#") || rec[in+6] == "" {
+			t.Errorf("logo without colours: %q", rec[in:])
+		}
+		other.Do("GET", p, nil).Must(t, 404)
+		owner = strings.Split(strings.TrimPrefix(p, "/api/brand-assets/"), "/")[0]
+		opened++
+	}
+	if opened == 0 {
+		t.Fatal("no logo re-hosted")
+	}
+	for _, bad := range []string{"x.png", "aaaaaaaaaaaaaaaa-0123456789abcdef-logo.exe", "%2e%2e%2fsecret",
+		"aaaaaaaaaaaaaaaa-0123456789abcdef-logo.png"} {
+		r := c.Do("GET", "/api/brand-assets/"+owner+"/"+bad, nil)
+		if r.Status != 404 {
+			t.Errorf("%s: %d", bad, r.Status)
+		}
+	}
+}
+
+// TestItemJobRules: the refusals of POST /api/jobs/{type}, each a 4xx
+// with a detail naming the cause, and nothing created.
+func TestItemJobRules(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("rules-items@example.org", fixturePassword)
+	item := map[string]any{"nom": "Boulangerie Durand", "site_web": "https://boulangerie-durand.fr"}
+	c.Do("POST", "/api/jobs/emails", map[string]any{"items": []any{item}}).Must(t, 403) // email not verified
+	c.Verify("rules-items@example.org")
+	other := e.NewClient()
+	other.Signup("rules-other@example.org", fixturePassword)
+	other.Verify("rules-other@example.org")
+	theirs := decodeJob(t, other.Do("POST", "/api/jobs", map[string]any{"queries": []string{"fleuriste"}, "zones": []string{"Lyon"}}))
+
+	many := make([]any, 10001)
+	for i := range many {
+		many[i] = item
+	}
+	for _, tt := range []struct {
+		name, path string
+		body       any
+		status     int
+		detail     string
+	}{
+		{"empty", "emails", map[string]any{"items": []any{}}, 422, "items"},
+		{"missing", "emails", map[string]any{}, 422, "items"},
+		{"too many", "emails", map[string]any{"items": many}, 422, "10000"},
+		{"lacks site_web", "socials", map[string]any{"items": []any{item, map[string]any{"nom": "x"}}}, 422, "site_web"},
+		{"not an object", "emails", map[string]any{"items": []any{"https://x.fr"}}, 422, "items[0]"},
+		{"mode elsewhere", "socials", map[string]any{"items": []any{item}, "mode": "deep"}, 422, "mode"},
+		{"bad mode", "emails", map[string]any{"items": []any{item}, "mode": "turbo"}, 422, "mode"},
+		{"screenshot elsewhere", "emails", map[string]any{"items": []any{item}, "capture_screenshot": true}, 422, "capture_screenshot"},
+		{"another's source", "emails", map[string]any{"items": []any{item}, "source_job_id": theirs.ID}, 404, "source_job_id"},
+		{"finance frozen", "finance", map[string]any{"items": []any{item}}, 503, "alpha"},
+		{"items not a list", "emails", map[string]any{"items": "x"}, 422, "items"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Do("POST", "/api/jobs/"+tt.path, tt.body)
+			if r.Status != tt.status || !strings.Contains(detail(t, r), tt.detail) {
+				t.Errorf("%d %q", r.Status, r.Body)
+			}
+		})
+	}
+	var list []any
+	_ = json.Unmarshal(c.Do("GET", "/api/jobs", nil).Must(t, 200).Body, &list)
+	if len(list) != 0 {
+		t.Errorf("refusals created %d jobs", len(list))
+	}
+	// The options land on the job.
+	j := c.Do("POST", "/api/jobs/emails", map[string]any{"items": []any{item}, "mode": "deep"}).Must(t, 200).JSON()
+	if j["email_mode"] != "deep" || j["job_type"] != "emails" || j["ef_cost"].(float64) <= 0 {
+		t.Errorf("deep emails job: %v", j)
+	}
+}

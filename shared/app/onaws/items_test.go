@@ -1,0 +1,137 @@
+package onaws_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/app/onaws"
+)
+
+// drain plays the SQS event sources of the two job queues until done
+// says stop: each record is handed to its worker's handler, one per
+// invocation, and deleted unless reported failed.
+func (rt *awsRuntime) drain(done func() bool) int {
+	rt.t.Helper()
+	workers := map[string]onaws.SQSHandler{}
+	for q, name := range map[string]string{app.QueueTasks: "worker-tasks", app.QueueEnrich: "worker-enrich"} {
+		h, err := onaws.WorkerHandler(rt.ctx, name, rt.getenv)
+		if err != nil {
+			rt.t.Fatal(err)
+		}
+		workers[q] = h
+	}
+	invocations := 0
+	for end := time.Now().Add(2 * time.Minute); !done(); {
+		if time.Now().After(end) {
+			rt.t.Fatalf("not done after %d invocations", invocations)
+		}
+		for q, h := range workers {
+			for _, m := range rt.receive(q) {
+				invocations++
+				res, err := h(rt.ctx, sqsEvent(m))
+				if err != nil {
+					rt.t.Fatal(err)
+				}
+				if len(res.BatchItemFailures) > 0 {
+					rt.t.Errorf("%s: record %.200s reported failed", q, aws.ToString(m.Body))
+					continue
+				}
+				rt.sqs.DeleteMessage(rt.ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(rt.queues[q]), ReceiptHandle: m.ReceiptHandle})
+			}
+		}
+	}
+	return invocations
+}
+
+// TestItemJobOnAWSRuntime runs a brand_assets job the way the stack does:
+// api-jobs creates it from a sim scrape's rows, worker-tasks starts it and
+// sends its batches to the enrich queue, worker-enrich fetches the fixture
+// sites and re-hosts their logos in the bucket, and the finalize back on
+// the tasks queue writes the CSV; the logos are then served by api-jobs to
+// their owner only.
+func TestItemJobOnAWSRuntime(t *testing.T) {
+	rt := newAWSRuntime(t)
+	jobsFn := rt.handler("api-jobs")
+	bearer := rt.signup("enrich-aws@example.org")
+	status := func(id string) map[string]any {
+		var j map[string]any
+		if err := json.Unmarshal([]byte(rt.call(jobsFn, "GET", "/api/jobs/"+id, "", bearer).Body), &j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	terminal := func(id string) func() bool {
+		return func() bool { s := status(id)["status"]; return s != "pending" && s != "running" }
+	}
+
+	cr := rt.call(jobsFn, "POST", "/api/jobs", `{"queries":["boulangerie"],"zones":["Villeurbanne"]}`, bearer)
+	var scrape struct{ ID string }
+	if err := json.Unmarshal([]byte(cr.Body), &scrape); err != nil || cr.StatusCode != 200 {
+		t.Fatalf("scrape: %d %s", cr.StatusCode, cr.Body)
+	}
+	rt.drain(terminal(scrape.ID))
+	ir := rt.call(jobsFn, "GET", "/api/jobs/"+scrape.ID+"/items?limit=25", "", bearer)
+	var page struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(ir.Body), &page); err != nil || len(page.Items) == 0 {
+		t.Fatalf("items: %d %.300s", ir.StatusCode, ir.Body)
+	}
+	body, _ := json.Marshal(map[string]any{"items": page.Items, "source_job_id": scrape.ID})
+	br := rt.call(jobsFn, "POST", "/api/jobs/brand-assets", string(body), bearer)
+	var created map[string]any
+	if err := json.Unmarshal([]byte(br.Body), &created); err != nil || br.StatusCode != 200 || created["job_type"] != "brand_assets" {
+		t.Fatalf("brand-assets: %d %s", br.StatusCode, br.Body)
+	}
+	id := created["id"].(string)
+	n := rt.drain(terminal(id))
+	got := status(id)
+	if got["status"] != "done" || got["results_count"] != float64(len(page.Items)) {
+		t.Fatalf("after %d invocations: %v", n, got)
+	}
+
+	dl := rt.call(jobsFn, "GET", "/api/jobs/"+id+"/download", "", bearer)
+	res, err := http.Get(dl.Headers["Location"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvBody, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	lines := strings.Split(strings.TrimSpace(strings.TrimPrefix(string(csvBody), "\ufeff")), "\n")
+	if len(lines) != len(page.Items)+1 || !strings.HasSuffix(strings.TrimSpace(lines[0]),
+		"logo_url;logo_local_url;logo_variants_local_urls;favicon_url;favicon_local_url;brand_color;brand_palette;screenshot_local_url") {
+		t.Fatalf("output: %d lines, header %q", len(lines), lines[0])
+	}
+	// A re-hosted logo, through the route of api-jobs: a session reads
+	// it (the route is not in an API key's scope).
+	var asset string
+	for _, l := range lines[1:] {
+		if i := strings.Index(l, "https://api.example.test/api/brand-assets/"); i >= 0 {
+			asset = strings.TrimPrefix(strings.SplitN(l[i:], ";", 2)[0], "https://api.example.test")
+			break
+		}
+	}
+	if asset == "" {
+		t.Fatal("no logo re-hosted")
+	}
+	if r := rt.call(jobsFn, "GET", asset, "", bearer); r.StatusCode != 403 {
+		t.Errorf("asset with a key: %d", r.StatusCode)
+	}
+	login := rt.call(rt.handler("api-auth"), "POST", "/api/auth/login", `{"email":"enrich-aws@example.org","password":"pass-w0rd!"}`, map[string]string{})
+	if login.StatusCode != 200 || len(login.Cookies) != 1 {
+		t.Fatalf("login: %d %s", login.StatusCode, login.Body)
+	}
+	session := map[string]string{"Cookie": strings.SplitN(login.Cookies[0], ";", 2)[0]}
+	r := rt.call(jobsFn, "GET", asset, "", session)
+	if r.StatusCode != 200 || r.Headers["Content-Type"] != "image/png" || !r.IsBase64Encoded {
+		t.Errorf("asset for its owner: %d %v", r.StatusCode, r.Headers)
+	}
+}

@@ -1,0 +1,553 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Item jobs (a module over the items of POST /api/jobs/{type}) run on the
+// same queue, ledger and transitions as scrapes: the start message reads
+// the job's input file and sends one batch message per BatchSize items;
+// each batch runs its module over its items, writes its part and closes
+// its ledger task in one transaction with the job's counters; the last
+// batch sends the finalize message, which streams the input and the parts
+// into the CSV output (docs/enrichment.md).
+
+// BatchSize is how many items one batch message carries. A batch is one
+// Lambda invocation: 20 items of a few pages each end well within the
+// tasks queue's visibility, and its message stays far below SQS's 256 KiB
+// (the cells a module reads are cut at maxMessageCell).
+const BatchSize = 20
+
+// maxMessageCell cuts the cells a batch message carries: a site address
+// or a name longer than this is not one.
+const maxMessageCell = 2048
+
+// attrFound counts the items a module found something for.
+const attrFound = "found_count"
+
+// batchItem is one item of a batch message: its index in the job's input
+// and the cells its module reads.
+type batchItem struct {
+	I int               `json:"i"`
+	V map[string]string `json:"v,omitempty"`
+}
+
+// batchID is the id of the n-th batch (0-based n): "b1", "b2", ...
+func batchID(n int) string { return "b" + strconv.Itoa(n+1) }
+
+// parseBatchID reads "b<n>" into its 0-based index.
+func parseBatchID(id string) (int, bool) {
+	rest, ok := strings.CutPrefix(id, "b")
+	if !ok || rest == "" || rest[0] == '0' || len(rest) > 9 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n - 1, true
+}
+
+// itemPart is one line of a batch's part: an item's index and its
+// module's cells.
+type itemPart struct {
+	I int      `json:"i"`
+	V []string `json:"v"`
+}
+
+func (e *Engine) module(j *jobs.Job) (enrich.Module, error) {
+	m, ok := e.d.Modules.Lookup(j.JobType)
+	if !ok {
+		return nil, permanent("This module cannot run on this server", fmt.Errorf("no module %q", j.JobType))
+	}
+	return m, nil
+}
+
+// startItems is handleStart for an item job.
+func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) error {
+	mod, err := e.module(j)
+	if err != nil {
+		return err
+	}
+	batches, err := e.readBatches(ctx, j, mod.Reads())
+	if err != nil {
+		return err
+	}
+	resend := true
+	if j.Status == jobs.Pending {
+		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(batches))))
+		if err != nil {
+			return err
+		}
+		err = jobs.Transition(ctx, e.d.DB, 0, op)
+		switch {
+		case errors.Is(err, jobs.ErrTransition):
+			if j, it, _, err = e.load(ctx, j.ID); err != nil || j == nil || j.Status != jobs.Running {
+				return err
+			}
+		case err != nil:
+			return fmt.Errorf("start job %s: %w", j.ID, err)
+		default:
+			resend = false
+			it = store.Item{attrOpenTasks: int64(len(batches))}
+			e.log(ctx, j, true,
+				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, len(batches), j.JobType),
+				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, len(batches), j.JobType))
+		}
+	}
+	if it.Int(attrOpenTasks) == 0 {
+		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+	}
+	done := map[string]bool{}
+	if resend {
+		recs, err := e.tasks(ctx, j.ID, "b")
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.State == stateDone {
+				done[r.ID] = true
+			}
+		}
+	}
+	ms := make([]message, 0, len(batches))
+	for n, b := range batches {
+		if id := batchID(n); !done[id] {
+			ms = append(ms, message{Kind: kindBatch, Job: j.ID, Task: id, Items: b})
+		}
+	}
+	return e.sendTo(ctx, e.d.ItemQueue, ms...)
+}
+
+// readBatches streams the job's input into its batches, each item with
+// the cells of keys.
+func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string) ([][]batchItem, error) {
+	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, permanent("The job's input is missing", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	in, err := jobs.NewInputReader(rc)
+	if err != nil {
+		return nil, permanent("The job's input is unreadable", err)
+	}
+	at := map[string]int{}
+	for _, k := range keys {
+		if i := slices.Index(in.Columns, k); i >= 0 {
+			at[k] = i
+		}
+	}
+	var out [][]batchItem
+	for i := 0; ; i++ {
+		row, err := in.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, permanent("The job's input is unreadable", err)
+		}
+		bi := batchItem{I: i, V: map[string]string{}}
+		for k, c := range at {
+			if v := row[c]; v != "" {
+				bi.V[k] = cut(v, maxMessageCell)
+			}
+		}
+		if i%BatchSize == 0 {
+			out = append(out, make([]batchItem, 0, BatchSize))
+		}
+		out[len(out)-1] = append(out[len(out)-1], bi)
+	}
+	return out, nil
+}
+
+// cut shortens s to at most n bytes, on a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// itemOutcome is a batch's work before its transaction.
+type itemOutcome struct {
+	parts       []itemPart
+	unreachable int
+	found       int
+}
+
+// handleBatch runs one batch of an item job.
+func (e *Engine) handleBatch(ctx context.Context, m message) error {
+	j, jit, ok, err := e.load(ctx, m.Job)
+	if err != nil || !ok {
+		return err
+	}
+	if j.Status.Terminal() {
+		return nil
+	}
+	if j.Status != jobs.Running {
+		return fmt.Errorf("batch %s of job %s: job is %s", m.Task, j.ID, j.Status)
+	}
+	tk := taskKey(j.ID, m.Task)
+	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
+	switch {
+	case err == nil && tit.String("state") == stateDone:
+		if jit.Int(attrOpenTasks) == 0 {
+			return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+		}
+		return nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	mod, err := e.module(j)
+	if err != nil {
+		return err
+	}
+	out, err := e.runItems(ctx, j, mod, m.Items)
+	if err != nil {
+		return err
+	}
+	if err := e.writeItemPart(ctx, j.ID, m.Task, out.parts); err != nil {
+		return err
+	}
+	n := int64(len(m.Items))
+	ops := []store.TxOp{
+		store.PutOp(jobs.Table, withTTL(store.Item{
+			"pk": tk.PK, "sk": tk.SK, "state": stateDone, "rows": n,
+		}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))),
+		store.UpdateOp(jobs.Table, jobs.Key(j.ID), store.Update{}.
+			Add("processed_points", n).
+			Add("results_count", n).
+			Add("error_count", int64(out.unreachable)).
+			Add(attrFound, int64(out.found)).
+			Add(attrOpenTasks, -1), store.Eq("status", string(jobs.Running))),
+	}
+	err = e.d.DB.Transact(ctx, ops...)
+	var txErr *store.TxConditionError
+	if errors.As(err, &txErr) {
+		e.d.Log.Debug("engine: batch already closed", "job", j.ID, "batch", m.Task, "op", txErr.Index)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("close batch %s of job %s: %w", m.Task, j.ID, err)
+	}
+	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
+	if err != nil {
+		return err
+	}
+	if after.Int(attrOpenTasks) == 0 {
+		if err := e.send(ctx, message{Kind: kindFinalize, Job: j.ID}); err != nil {
+			return err
+		}
+	}
+	if b, ok := parseBatchID(m.Task); ok && (b+1)%e.d.LogEvery == 0 {
+		done, total := after.Int("processed_points"), int64(j.GridPointsCount)
+		e.logAt(ctx, j, after.Int(attrLogSeq), false,
+			fmt.Sprintf("Progress: %d/%d items, %d enriched, %d unreachable.", done, total, after.Int(attrFound), after.Int("error_count")),
+			fmt.Sprintf("Progression : %d/%d éléments, %d enrichis, %d injoignables.", done, total, after.Int(attrFound), after.Int("error_count")))
+	}
+	return nil
+}
+
+// runItems runs the module over a batch's items, ItemWorkers at once over
+// the whole engine, each within enrich.ItemTimeout. A panic in a module
+// is the item's failure, not the worker's.
+func (e *Engine) runItems(ctx context.Context, j *jobs.Job, mod enrich.Module, items []batchItem) (itemOutcome, error) {
+	env := &enrich.Env{Session: e.sessions.get(j.ID, e.d.Modules), Job: enrich.Job{
+		ID: j.ID, UserID: j.UserID, Screenshot: j.CaptureScreenshot,
+	}}
+	if j.EmailMode != nil {
+		env.Job.Mode = *j.EmailMode
+	}
+	cols := len(mod.Columns())
+	res := make([]enrich.Result, len(items))
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	for i, it := range items {
+		select {
+		case e.itemSlots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return itemOutcome{}, ctx.Err()
+		}
+		wg.Go(func() {
+			defer func() { <-e.itemSlots }()
+			res[i], errs[i] = e.runItem(ctx, env, mod, it)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return itemOutcome{}, err
+	}
+	var out itemOutcome
+	for i, r := range res {
+		v := r.Values
+		if len(v) != cols {
+			v = append(v[:min(len(v), cols):min(len(v), cols)], make([]string, max(cols-len(v), 0))...)
+		}
+		out.parts = append(out.parts, itemPart{I: items[i].I, V: v})
+		if r.Unreachable {
+			out.unreachable++
+		}
+		if r.Found {
+			out.found++
+		}
+	}
+	return out, nil
+}
+
+func (e *Engine) runItem(ctx context.Context, env *enrich.Env, mod enrich.Module, it batchItem) (r enrich.Result, err error) {
+	ictx, cancel := context.WithTimeout(ctx, enrich.ItemTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			e.d.Log.Error("engine: module panicked on an item", "job", env.Job.ID, "module", mod.Slug(), "item", it.I,
+				"panic", p, "stack", string(debug.Stack()))
+			r, err = enrich.Result{Unreachable: true}, nil
+		}
+	}()
+	r, err = mod.Run(ictx, env, enrich.Input(it.V))
+	if err != nil && ctx.Err() == nil && ictx.Err() != nil {
+		// The item's own deadline: the site was too slow, not a failure
+		// of the batch.
+		return enrich.Result{Unreachable: true}, nil
+	}
+	return r, err
+}
+
+func (e *Engine) writeItemPart(ctx context.Context, job, task string, parts []itemPart) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range parts {
+		if err := enc.Encode(&parts[i]); err != nil {
+			return err
+		}
+	}
+	if _, err := e.d.Files.Put(ctx, partKey(job, task), &buf, "application/x-ndjson"); err != nil {
+		return fmt.Errorf("write part %s of job %s: %w", task, job, err)
+	}
+	return nil
+}
+
+// finalizeItems is handleFinalize for an item job: the output keeps every
+// input column in order, then the module's columns the input lacks; a
+// module column the input already has keeps its place and takes the
+// module's value when the module found one (docs/enrichment.md).
+func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item) error {
+	if open := jit.Int(attrOpenTasks); open != 0 {
+		e.d.Log.Warn("engine: finalize with batches open, dropped", "job", j.ID, "open", open)
+		return nil
+	}
+	mod, err := e.module(j)
+	if err != nil {
+		return err
+	}
+	recs, err := e.tasks(ctx, j.ID, "b")
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.State != stateDone {
+			return permanent("The job's task ledger is inconsistent", fmt.Errorf("batch %s is %s with no task open", r.ID, r.State))
+		}
+	}
+	rows, err := e.mergeItems(ctx, j, mod.Columns())
+	if err != nil {
+		return err
+	}
+	j.ResultsCount = rows
+	name := slug(j.JobType) + "_" + j.ID + ".csv"
+	j.OutputFilename = &name
+	j.DownloadAvailable = true
+	ops, err := jobs.DoneOps(j, e.d.Now(), nil)
+	if err != nil {
+		return err
+	}
+	err = jobs.Transition(ctx, e.d.DB, 0, ops...)
+	if errors.Is(err, jobs.ErrTransition) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("finish job %s: %w", j.ID, err)
+	}
+	found, unreachable := jit.Int(attrFound), jit.Int("error_count")
+	e.log(ctx, j, true,
+		fmt.Sprintf("Done: %d rows, %d enriched, %d unreachable.", rows, found, unreachable),
+		fmt.Sprintf("Terminé : %d lignes, %d enrichies, %d injoignables.", rows, found, unreachable))
+	if e.d.OnTerminal != nil {
+		e.d.OnTerminal(ctx, j)
+	}
+	if err := e.d.Files.DeletePrefix(ctx, partsPrefix(j.ID)); err != nil {
+		e.d.Log.Warn("engine: delete the parts of a done job", "job", j.ID, "err", err)
+	}
+	e.sessions.forget(j.ID)
+	return nil
+}
+
+// mergeItems streams the input and the parts (one part in memory at a
+// time: batches cover consecutive items) into the output CSV.
+func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced []string) (int, error) {
+	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
+	if errors.Is(err, blob.ErrNotFound) {
+		return 0, permanent("The job's input is missing", err)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	in, err := jobs.NewInputReader(rc)
+	if err != nil {
+		return 0, permanent("The job's input is unreadable", err)
+	}
+	header := slices.Clone(in.Columns)
+	place := make([]int, len(produced)) // where each produced column goes
+	for i, c := range produced {
+		if k := slices.Index(in.Columns, c); k >= 0 {
+			place[i] = k
+			continue
+		}
+		place[i] = len(header)
+		header = append(header, c)
+	}
+
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	rows := 0
+	werr := func() error {
+		w, err := export.NewCSV(pw, header)
+		if err != nil {
+			return err
+		}
+		batch := -1
+		var cells map[int][]string
+		out := make([]string, len(header))
+		for i := 0; ; i++ {
+			row, err := in.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return permanent("The job's input is unreadable", err)
+			}
+			if b := i / BatchSize; b != batch {
+				batch = b
+				if cells, err = e.readItemPart(ctx, j.ID, batchID(b)); err != nil {
+					return err
+				}
+			}
+			clear(out)
+			copy(out, row)
+			for k, v := range cells[i] {
+				if k < len(place) && (v != "" || place[k] >= len(row)) {
+					out[place[k]] = v
+				}
+			}
+			if err := w.Write(out); err != nil {
+				return err
+			}
+			rows++
+		}
+		return w.Flush()
+	}()
+	pw.CloseWithError(werr)
+	perr := <-done
+	if werr != nil {
+		return 0, werr
+	}
+	if perr != nil {
+		return 0, fmt.Errorf("write the output of job %s: %w", j.ID, perr)
+	}
+	return rows, nil
+}
+
+// readItemPart reads a batch's part into its cells by item index.
+func (e *Engine) readItemPart(ctx context.Context, job, task string) (map[int][]string, error) {
+	b, err := e.readPart(ctx, partKey(job, task))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]string{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var p itemPart
+		err := dec.Decode(&p)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, permanent("A part of the job's results is unreadable", fmt.Errorf("%s: %w", task, err))
+		}
+		out[p.I] = p.V
+	}
+}
+
+// sessionCache keeps the crawl sessions of the jobs this process works
+// for, so that the batches of a job share fetched pages (the pages of a
+// site two items share, a batch delivered again). It holds few sessions,
+// each bounded (crawl.Session): memory stays bounded however many items.
+type sessionCache struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	m     map[string]*crawl.Session
+}
+
+func newSessionCache(n int) *sessionCache {
+	return &sessionCache{max: n, m: map[string]*crawl.Session{}}
+}
+
+func (c *sessionCache) get(job string, set *enrich.Set) *crawl.Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[job]; ok {
+		return s
+	}
+	if len(c.order) >= c.max {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	s := set.Session()
+	c.m[job] = s
+	c.order = append(c.order, job)
+	return s
+}
+
+func (c *sessionCache) forget(job string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[job]; !ok {
+		return
+	}
+	delete(c.m, job)
+	c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == job })
+}

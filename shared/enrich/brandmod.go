@@ -1,0 +1,217 @@
+package enrich
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/enrich/brand"
+	"github.com/prospectdata/svc/shared/jobs"
+)
+
+// brandColumns are brand_assets' Produces list.
+var brandColumns = []string{"logo_url", "logo_local_url", "logo_variants_local_urls", "favicon_url",
+	"favicon_local_url", "brand_color", "brand_palette", "screenshot_local_url"}
+
+// Bounds of brand_assets.
+const (
+	// maxLogoTries is how many logo candidates are fetched at most: the
+	// best is kept as the logo, the next ones as variants.
+	maxLogoTries = 4
+	// maxAsset caps a re-hosted file (a logo is a few kilobytes; a
+	// screenshot a few hundred).
+	maxAsset = 4 << 20
+)
+
+// AssetName is the strict pattern of a re-hosted file's name: the job id,
+// 16 hex digits of the content's SHA-256, the kind, the extension. The
+// route serving them accepts nothing else, so that no path trick reaches
+// another file.
+var AssetName = regexp.MustCompile(`^[a-z2-7]{16}-[0-9a-f]{16}-(logo[1-4]?|favicon|screenshot)\.(png|jpg|gif|webp|svg|ico)$`)
+
+// AssetKey is the file store key of a user's re-hosted file (a job's
+// files are deleted with it: shared/jobs owns the layout).
+func AssetKey(owner int64, name string) string { return jobs.AssetKey(owner, name) }
+
+// AssetPath is the API path of a re-hosted file.
+func AssetPath(owner int64, name string) string {
+	return "/api/brand-assets/" + strconv.FormatInt(owner, 10) + "/" + name
+}
+
+// Screenshotter renders a page to a PNG (a headless browser).
+type Screenshotter interface {
+	Screenshot(ctx context.Context, u *url.URL) ([]byte, error)
+}
+
+// BrandDeps are what brand_assets needs besides the fetcher.
+type BrandDeps struct {
+	Files blob.Store
+	// BaseURL prefixes the local URLs written in the output, so that a
+	// downloaded CSV links to the files (the owner's session opens them).
+	BaseURL string
+	// Shots takes screenshots; nil where no browser is installed (the
+	// column then stays empty and the job's log says why).
+	Shots Screenshotter
+}
+
+type brandModule struct{ d BrandDeps }
+
+// BrandModule is the brand_assets module.
+func BrandModule(d BrandDeps) Module { return &brandModule{d: d} }
+
+func (m *brandModule) Slug() string      { return "brand_assets" }
+func (m *brandModule) Columns() []string { return brandColumns }
+func (m *brandModule) Reads() []string   { return []string{"site_web"} }
+
+func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, error) {
+	out := empty(len(brandColumns))
+	site, ok := SiteURL(in["site_web"])
+	if !ok {
+		return Result{Values: out}, nil
+	}
+	h, err := home(ctx, env, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return Result{Values: out, Unreachable: true}, nil
+	}
+	var colourSource []byte
+	var variants []string
+	n := 0
+	for _, c := range brand.Candidates(h) {
+		if n == maxLogoTries {
+			break
+		}
+		data, ext, ok := m.image(ctx, env, c.URL)
+		if !ok {
+			continue
+		}
+		kind := "logo"
+		if n > 0 {
+			kind = "logo" + strconv.Itoa(n+1)
+		}
+		local, err := m.store(ctx, env, kind, ext, data)
+		if err != nil {
+			return Result{}, err
+		}
+		if n == 0 {
+			out[0], out[1] = c.URL.String(), local
+		} else {
+			variants = append(variants, local)
+		}
+		if colourSource == nil && ext != "svg" {
+			colourSource = data
+		}
+		n++
+	}
+	out[2] = strings.Join(variants, "; ")
+	for _, u := range brand.Favicons(h) {
+		data, ext, ok := m.image(ctx, env, u)
+		if !ok {
+			continue
+		}
+		local, err := m.store(ctx, env, "favicon", ext, data)
+		if err != nil {
+			return Result{}, err
+		}
+		out[3], out[4] = u.String(), local
+		if colourSource == nil && ext != "svg" {
+			colourSource = data
+		}
+		break
+	}
+	if colourSource != nil {
+		if dominant, palette, err := brand.Palette(colourSource); err == nil {
+			out[5], out[6] = dominant, strings.Join(palette, "; ")
+		}
+	}
+	if env.Job.Screenshot && m.d.Shots != nil {
+		if png, err := m.d.Shots.Screenshot(ctx, site); err == nil && len(png) <= maxAsset {
+			local, err := m.store(ctx, env, "screenshot", "png", png)
+			if err != nil {
+				return Result{}, err
+			}
+			out[7] = local
+		}
+	}
+	return Result{Values: out, Found: out[0] != "" || out[3] != ""}, nil
+}
+
+// image reads an image URL (an http(s) address through the session, or a
+// data: URI) and sniffs it; ok is false when it is not an image we keep.
+func (m *brandModule) image(ctx context.Context, env *Env, u *url.URL) ([]byte, string, bool) {
+	var data []byte
+	if u.Scheme == "data" {
+		d, ok := dataURI(u)
+		if !ok {
+			return nil, "", false
+		}
+		data = d
+	} else {
+		p, err := env.Session.Fetch(ctx, u.String())
+		if err != nil || p.Status >= 400 {
+			return nil, "", false
+		}
+		data = p.Body
+	}
+	if len(data) == 0 || len(data) > maxAsset {
+		return nil, "", false
+	}
+	ext, err := brand.Sniff(data)
+	if err != nil {
+		return nil, "", false
+	}
+	return data, ext, true
+}
+
+// dataURI decodes a base64 data: URI's bytes.
+func dataURI(u *url.URL) ([]byte, bool) {
+	_, payload, ok := strings.Cut(u.Opaque, ",")
+	if !ok || !strings.Contains(u.Opaque[:len(u.Opaque)-len(payload)], ";base64") {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.DecodeString(payload)
+	return b, err == nil
+}
+
+// store re-hosts a file under the job owner's assets and returns its
+// local URL.
+func (m *brandModule) store(ctx context.Context, env *Env, kind, ext string, data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	name := fmt.Sprintf("%s-%s-%s.%s", env.Job.ID, hex.EncodeToString(sum[:8]), kind, ext)
+	if !AssetName.MatchString(name) {
+		return "", fmt.Errorf("brand_assets: asset name %q out of pattern", name)
+	}
+	if _, err := m.d.Files.Put(ctx, AssetKey(env.Job.UserID, name), bytes.NewReader(data), AssetType(ext)); err != nil {
+		return "", fmt.Errorf("brand_assets: store %s: %w", name, err)
+	}
+	return strings.TrimRight(m.d.BaseURL, "/") + AssetPath(env.Job.UserID, name), nil
+}
+
+// AssetType is the media type a re-hosted file is served with.
+func AssetType(ext string) string {
+	switch ext {
+	case "png":
+		return "image/png"
+	case "jpg":
+		return "image/jpeg"
+	case "gif":
+		return "image/gif"
+	case "webp":
+		return "image/webp"
+	case "svg":
+		return "image/svg+xml"
+	case "ico":
+		return "image/x-icon"
+	}
+	return "application/octet-stream"
+}

@@ -1,0 +1,200 @@
+// Package enrich runs the enrichment modules of item-driven jobs. A module
+// reads a few cells of an item (a row of an earlier job: its site_web, its
+// nom), fetches what it needs through the job's crawl session, and returns
+// its columns (the spec's Produces list, in order). The extraction itself
+// lives in one package per concern under shared/enrich/ (emails, socials,
+// legalids, ...), pure functions over fetched pages; this package binds
+// them to the fetcher, the file store and the engine.
+package enrich
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/prospectdata/svc/shared/crawl"
+)
+
+// Input is the cells of an item a module reads (its Reads keys).
+type Input map[string]string
+
+// Job is what a module knows of the job it works for.
+type Job struct {
+	ID     string
+	UserID int64
+	// Mode is the emails module's mode (normal or deep).
+	Mode string
+	// Screenshot is brand_assets' capture_screenshot.
+	Screenshot bool
+}
+
+// Env is a module's view of one item's run.
+type Env struct {
+	// Session fetches pages, shared by the items of a job on one worker so
+	// that a page is fetched once.
+	Session *crawl.Session
+	Job     Job
+}
+
+// Result is a module's answer for one item.
+type Result struct {
+	// Values are the module's columns, aligned with Columns().
+	Values []string
+	// Unreachable says the item's site (or source) could not be read: its
+	// cells are empty for that reason, not because it holds nothing. The
+	// job counts these in error_count.
+	Unreachable bool
+	// Found says the module found something for the item (a job's log
+	// reports how many items it enriched).
+	Found bool
+}
+
+// Module is one enrichment module.
+type Module interface {
+	// Slug is the module's registry slug (its job_type).
+	Slug() string
+	// Columns is the spec's Produces list, in order.
+	Columns() []string
+	// Reads is the item keys the module reads: its Needs first, then the
+	// optional ones it uses when present.
+	Reads() []string
+	// Run enriches one item. Its error is only for what a retry of the
+	// batch may mend (a file store failing, ctx ended); a site that is
+	// down or says nothing is a Result.
+	Run(ctx context.Context, env *Env, in Input) (Result, error)
+}
+
+// ItemTimeout bounds one item's run: a slow site cannot hold a batch.
+const ItemTimeout = 90 * time.Second
+
+// Set holds the modules a runtime offers, by slug.
+type Set struct {
+	mods map[string]Module
+	f    *crawl.Fetcher
+	log  *slog.Logger
+}
+
+// NewSet returns the set of mods over the fetcher.
+func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) *Set {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Set{mods: map[string]Module{}, f: f, log: log}
+	for _, m := range mods {
+		if m == nil {
+			continue
+		}
+		s.mods[m.Slug()] = m
+	}
+	return s
+}
+
+// Lookup returns the module of a slug.
+func (s *Set) Lookup(slug string) (Module, bool) {
+	if s == nil {
+		return nil, false
+	}
+	m, ok := s.mods[slug]
+	return m, ok
+}
+
+// Session starts a page session over the set's fetcher.
+func (s *Set) Session() *crawl.Session { return s.f.Session(0) }
+
+// SiteURL reads a site_web cell as the URL to fetch: trimmed, "https://"
+// added when the scheme is missing (listings often say "www.x.fr"), http
+// and https only, a host required. ok is false for an empty or unusable
+// cell: the module then leaves its columns empty.
+func SiteURL(cell string) (*url.URL, bool) {
+	s := strings.TrimSpace(cell)
+	if s == "" || len(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
+		return nil, false
+	}
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+		return nil, false
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	u.Fragment = ""
+	return u, true
+}
+
+// errUnusable marks an item whose site cell holds no usable address.
+var errUnusable = errors.New("enrich: no usable site address")
+
+// home fetches the site of the item's site_web cell. The page is nil with
+// errUnusable when the cell is empty or not an address, nil with the
+// fetch error when the site cannot be read, and a page with a status of
+// 400 or more is returned as an error too (an error page says nothing of
+// the business).
+func home(ctx context.Context, env *Env, in Input) (*crawl.Page, error) {
+	u, ok := SiteURL(in["site_web"])
+	if !ok {
+		return nil, errUnusable
+	}
+	p, err := env.Session.Fetch(ctx, u.String())
+	if err != nil {
+		return nil, err
+	}
+	if p.Status >= 400 {
+		return p, &StatusError{Status: p.Status}
+	}
+	return p, nil
+}
+
+// StatusError is a page answered with an HTTP error status.
+type StatusError struct{ Status int }
+
+func (e *StatusError) Error() string { return "http status " + strconv.Itoa(e.Status) }
+
+// sameSite tells whether u is on the host of base (www. ignored), so that
+// a module follows the site's own links only.
+func sameSite(base, u *url.URL) bool {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	strip := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+	return strip(base.Hostname()) == strip(u.Hostname())
+}
+
+// fetchAll fetches the URLs (same site only, each once) and returns the
+// pages that answered below 400, in order. A page that fails is skipped:
+// the home page already proved the site alive.
+func fetchAll(ctx context.Context, env *Env, base *url.URL, us []*url.URL) []*crawl.Page {
+	var out []*crawl.Page
+	seen := map[string]bool{}
+	for _, u := range us {
+		if !sameSite(base, u) {
+			continue
+		}
+		key := u.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		p, err := env.Session.Fetch(ctx, key)
+		if err != nil || p.Status >= 400 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// empty is a row of n empty cells.
+func empty(n int) []string { return make([]string, n) }
+
+// goquerySel is a goquery selection (an alias keeps the modules' code
+// short).
+type goquerySel = goquery.Selection

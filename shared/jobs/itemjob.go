@@ -1,0 +1,245 @@
+package jobs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
+)
+
+// ItemRequest is the body of POST /api/jobs/{type} (spec: "Item-driven job
+// request"), with the overrides of the modules that have some. Items stay
+// raw until CreateItems reads them one by one, so that a bad entry is a
+// 422 naming its index.
+type ItemRequest struct {
+	Items       []json.RawMessage `json:"items"`
+	SourceJobID *string           `json:"source_job_id,omitempty"`
+	// Mode is the emails module's: normal (default) or deep.
+	Mode *string `json:"mode,omitempty"`
+	// CaptureScreenshot is the brand_assets module's (default false).
+	CaptureScreenshot *bool `json:"capture_screenshot,omitempty"`
+}
+
+// Email modes of the emails module.
+const (
+	EmailModeNormal = "normal"
+	EmailModeDeep   = "deep"
+)
+
+// InputKey is the file holding an item job's input: a first line with the
+// JSON array of its columns (ItemColumns), then one JSON array of cells
+// per item, aligned with the columns ("" for a key an item lacks).
+func InputKey(id string) string { return "jobs/" + id + "/input.jsonl" }
+
+// AssetKey is the file store key of a file a job re-hosted for its owner
+// (brand_assets' logos, favicons, screenshots). Its name starts with the
+// job's id, so that deleting the job deletes its files; they outlive the
+// job's expiry, as the links in a downloaded CSV point to them.
+func AssetKey(owner int64, name string) string {
+	return "assets/" + strconv.FormatInt(owner, 10) + "/" + name
+}
+
+// deleteFiles removes every file a job owns: its directory and the files
+// it re-hosted.
+func (s *Service) deleteFiles(ctx context.Context, j *Job) error {
+	if s.d.Files == nil {
+		return nil
+	}
+	for _, p := range []string{"jobs/" + j.ID + "/", AssetKey(j.UserID, j.ID+"-")} {
+		if err := s.d.Files.DeletePrefix(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ItemModule tells whether a job type runs over items (every module of
+// the registry but the scrape and the pipeline tools).
+func ItemModule(jobType string) bool {
+	_, ok := pricing.ItemEF(jobType, 0, pricing.ItemOptions{})
+	return ok
+}
+
+// CreateItems creates an item-driven job of a module for the user: the
+// same admission as a scrape (verified email 403, creation quota 429),
+// then the items' rules (422), the source job (404 unless the user's),
+// the input file, and one transaction taking a slot of the concurrent-job
+// limit (429) and debiting the EF (400 over the quota). A refusal after
+// the input file was written deletes it.
+func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module string, r ItemRequest) (*Job, error) {
+	e, ok := registry.Lookup(module)
+	if !ok || !ItemModule(module) {
+		return nil, apperr.Missing()
+	}
+	if err := s.admit(ctx, u); err != nil {
+		return nil, err
+	}
+	opts, mode, err := itemOptions(module, r)
+	if err != nil {
+		return nil, err
+	}
+	items, err := parseItems(r.Items)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckItems(items, e.Needs); err != nil {
+		return nil, err
+	}
+	if r.SourceJobID != nil && *r.SourceJobID != "" {
+		if _, err := s.Get(ctx, u.ID, *r.SourceJobID); err != nil {
+			return nil, apperr.New(apperr.NotFound, "source_job_id : job introuvable.", "source_job_id: no such job.")
+		}
+	}
+	if s.d.Files == nil {
+		return nil, apperr.New(apperr.Unavailable, "Les jobs ne peuvent pas tourner ici.", "Jobs cannot run here.")
+	}
+	ef, _ := pricing.ItemEF(module, len(items), opts)
+	now := s.d.Now()
+	j := &Job{
+		ID: newID(), JobType: module, Queries: []string{}, Zones: []string{}, ScrapMode: "", Status: Pending,
+		GridPointsCount: len(items), EFCost: ef, CreatedAt: formatTime(now),
+		ExpiresAt: formatTime(now.Add(Retention)), Source: s.d.Source, UserID: u.ID, Created: now,
+		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
+		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
+		CaptureScreenshot: opts.Screenshot,
+	}
+	if mode != "" {
+		j.EmailMode = &mode
+	}
+	if r.SourceJobID != nil && *r.SourceJobID != "" {
+		src := *r.SourceJobID
+		j.SourceJobID = &src
+	}
+	if err := s.writeInput(ctx, j.ID, items); err != nil {
+		return nil, err
+	}
+	if err := s.insert(ctx, j, ef); err != nil {
+		if derr := s.d.Files.Delete(context.WithoutCancel(ctx), InputKey(j.ID)); derr != nil && s.d.Log != nil {
+			s.d.Log.Warn("input of a refused job not deleted", "job", j.ID, "err", derr)
+		}
+		return nil, err
+	}
+	if err := s.schedule(ctx, j); err != nil {
+		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
+	}
+	return j, nil
+}
+
+// itemOptions reads the overrides: mode only for emails, capture_screenshot
+// only for brand_assets (422 elsewhere, so that a misplaced option is not
+// silently ignored).
+func itemOptions(module string, r ItemRequest) (pricing.ItemOptions, string, error) {
+	var o pricing.ItemOptions
+	mode := ""
+	if r.Mode != nil {
+		if module != "emails" {
+			return o, "", apperr.Fields(apperr.Field("mode", "mode n'existe que pour le module emails.",
+				"mode only applies to the emails module."))
+		}
+		switch *r.Mode {
+		case EmailModeNormal, EmailModeDeep:
+			mode = *r.Mode
+		default:
+			return o, "", apperr.Fields(apperr.Field("mode", "mode vaut normal ou deep.", "mode is normal or deep."))
+		}
+	} else if module == "emails" {
+		mode = EmailModeNormal
+	}
+	o.Deep = mode == EmailModeDeep
+	if r.CaptureScreenshot != nil {
+		if module != "brand_assets" {
+			return o, "", apperr.Fields(apperr.Field("capture_screenshot",
+				"capture_screenshot n'existe que pour le module brand_assets.",
+				"capture_screenshot only applies to the brand_assets module."))
+		}
+		o.Screenshot = *r.CaptureScreenshot
+	}
+	return o, mode, nil
+}
+
+// parseItems reads each raw item (422 naming the first bad one). The count
+// is checked first, so that 10,001 items are refused before any is read.
+func parseItems(raws []json.RawMessage) ([]Item, error) {
+	if len(raws) == 0 || len(raws) > MaxItems {
+		return nil, CheckItems(make([]Item, len(raws)), nil)
+	}
+	items := make([]Item, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &items[i]); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "json: ")
+			return nil, apperr.Fields(apperr.Field(fmt.Sprintf("items[%d]", i),
+				"Élément invalide : "+msg, "Invalid entry: "+msg))
+		}
+	}
+	return items, nil
+}
+
+// writeInput stores the items as the job's input file.
+func (s *Service) writeInput(ctx context.Context, id string, items []Item) error {
+	cols := ItemColumns(items)
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(cols); err != nil {
+		return err
+	}
+	at := make(map[string]int, len(cols))
+	for i, c := range cols {
+		at[c] = i
+	}
+	row := make([]string, len(cols))
+	for _, it := range items {
+		clear(row)
+		for i, k := range it.Keys {
+			row[at[k]] = it.Values[i]
+		}
+		if err := enc.Encode(row); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.d.Files.Put(ctx, InputKey(id), &buf, "application/x-ndjson"); err != nil {
+		return fmt.Errorf("write the input of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// InputReader reads an item job's input file: Columns first, then Next
+// for each item's cells.
+type InputReader struct {
+	Columns []string
+	dec     *json.Decoder
+}
+
+// NewInputReader reads the header of an input file.
+func NewInputReader(r io.Reader) (*InputReader, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	var cols []string
+	if err := dec.Decode(&cols); err != nil {
+		return nil, fmt.Errorf("input header: %w", err)
+	}
+	return &InputReader{Columns: cols, dec: dec}, nil
+}
+
+// Next returns the next item's cells, or io.EOF after the last.
+func (ir *InputReader) Next() ([]string, error) {
+	var row []string
+	if err := ir.dec.Decode(&row); err != nil {
+		return nil, err
+	}
+	if len(row) != len(ir.Columns) {
+		return nil, fmt.Errorf("input row of %d cells for %d columns", len(row), len(ir.Columns))
+	}
+	return row, nil
+}
