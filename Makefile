@@ -12,7 +12,7 @@ FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/we
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES
 
-.PHONY: run test vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean gazetteer
+.PHONY: run test chromium vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean gazetteer
 
 ## run: the local all-in-one server (embedded storage), in the foreground
 run:
@@ -21,7 +21,13 @@ run:
 ## test: vet, OpenAPI validation, every Go test against the loopback AWS
 ## emulators (race detector on), the CDK app's synth assertions and an
 ## offline `cdk synth`
-test: vet openapi-check infra-test synth unit
+test: vet openapi-check infra-test synth chromium unit
+
+# Debian's Chromium, for brand_assets' screenshots and their tests
+# (headless, driven from Go by chromedp).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 # infra/ is its own module over the root one (replace ../): -mod=mod lets
 # go add to its go.mod what a new root dependency needs, instead of failing.
@@ -33,7 +39,7 @@ vet:
 # The emulators are stopped whatever the tests' outcome.
 unit:
 	testdata/emulators/up.sh $(EMU_DIR)
-	set -a && . $(EMU_DIR)/env && set +a && SVC_TEST_REQUIRE_EMULATORS=1 $(GO) test -race -count=1 ./... ; \
+	set -a && . $(EMU_DIR)/env && set +a && SVC_TEST_REQUIRE_EMULATORS=1 SVC_TEST_REQUIRE_CHROMIUM=1 $(GO) test -race -count=1 ./... ; \
 	  rc=$$?; testdata/emulators/down.sh $(EMU_DIR); exit $$rc
 
 emulators-up:

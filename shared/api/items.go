@@ -22,13 +22,15 @@ type itemRequestDoc struct {
 }
 
 type emailsRequestDoc struct {
-	itemRequestDoc
-	Mode *string `json:"mode,omitempty"`
+	Items       []map[string]any `json:"items"`
+	SourceJobID *string          `json:"source_job_id,omitempty"`
+	Mode        *string          `json:"mode,omitempty"` // normal (default) or deep
 }
 
 type brandRequestDoc struct {
-	itemRequestDoc
-	CaptureScreenshot *bool `json:"capture_screenshot,omitempty"`
+	Items             []map[string]any `json:"items"`
+	SourceJobID       *string          `json:"source_job_id,omitempty"`
+	CaptureScreenshot *bool            `json:"capture_screenshot,omitempty"`
 }
 
 // itemRoutes are the typed shortcuts of POST /api/jobs/{type}: one route
@@ -45,7 +47,8 @@ func (s *Server) itemRoutes() []Route {
 		case e.AlphaUnavailable:
 			rs = append(rs, Route{
 				Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Tag: "jobs",
-				Summary: "Frozen during the alpha: always 503", Errors: []int{401, 403, 503},
+				Summary: "Frozen during the alpha: always 503 {detail}", Status: http.StatusServiceUnavailable,
+				Response: ErrorBody{}, Errors: []int{401, 403},
 				Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 					return apperr.New(apperr.Unavailable,
 						"Ce module est gelé pendant l'alpha : il n'accepte pas de job pour l'instant.",

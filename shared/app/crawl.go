@@ -10,6 +10,7 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/enrich/screenshot"
 	"github.com/prospectdata/svc/shared/enrich/techstack"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -28,13 +29,17 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, fi
 	if cfg.MapProvider == "sim" {
 		tr = simWeb{prov: prov, next: tr}
 	}
-	f := crawl.New(crawl.Deps{
-		Transport: tr, Agent: CrawlerAgent,
-		UserAgent: CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)",
-		Log:       log,
-	})
+	ua := CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"
+	f := crawl.New(crawl.Deps{Transport: tr, Agent: CrawlerAgent, UserAgent: ua, Log: log})
+	// Screenshots need a Chromium on the machine (make test installs
+	// Debian's; the AWS worker has none: the column stays empty there,
+	// docs/enrichment.md). Its requests go through the same transport.
+	var shots enrich.Screenshotter
+	if exe := screenshot.Find(); exe != "" {
+		shots = screenshot.New(exe, tr, ua)
+	}
 	mods := append(enrich.SiteModules(),
-		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL}),
+		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL, Shots: shots}),
 		enrich.TechstackModule(sync.OnceValues(techstack.New)),
 	)
 	return enrich.NewSet(f, log, mods...)

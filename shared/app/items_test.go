@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prospectdata/svc/shared/app/apptest"
+	"github.com/prospectdata/svc/shared/enrich/screenshot"
 )
 
 // scrapeRows runs a sim scrape to done and returns its rows as the items
@@ -225,5 +227,54 @@ func TestItemJobRules(t *testing.T) {
 	j := c.Do("POST", "/api/jobs/emails", map[string]any{"items": []any{item}, "mode": "deep"}).Must(t, 200).JSON()
 	if j["email_mode"] != "deep" || j["job_type"] != "emails" || j["ef_cost"].(float64) <= 0 {
 		t.Errorf("deep emails job: %v", j)
+	}
+}
+
+// TestBrandAssetsScreenshot: capture_screenshot renders the sim sites in
+// headless Chromium (through the crawler's transport) and re-hosts the
+// PNG.
+func TestBrandAssetsScreenshot(t *testing.T) {
+	if screenshot.Find() == "" {
+		if os.Getenv("SVC_TEST_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("no Chromium: make test installs Debian's chromium")
+		}
+		t.Skip("no Chromium installed")
+	}
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("shots@example.org", fixturePassword)
+	c.Verify("shots@example.org")
+	_, items := scrapeRows(t, c, "fleuriste", "Lyon", 100)
+	var withSite []json.RawMessage
+	for _, it := range items {
+		var m map[string]any
+		_ = json.Unmarshal(it, &m)
+		if m["site_web"] != "" && len(withSite) < 3 {
+			withSite = append(withSite, it)
+		}
+	}
+	j := c.Do("POST", "/api/jobs/brand-assets", map[string]any{"items": withSite, "capture_screenshot": true}).Must(t, 200).JSON()
+	if j["ef_cost"].(float64) != 0.3 {
+		t.Errorf("ef_cost %v, want 3 × 0.02 × 5", j["ef_cost"])
+	}
+	id := j["id"].(string)
+	if got := waitJob(t, c, id, func(g map[string]any) bool { return g["status"] != "pending" && g["status"] != "running" }); got["status"] != "done" {
+		t.Fatalf("job %v", got)
+	}
+	recs := readCSV(t, c, id)
+	col := slices.Index(recs[0], "screenshot_local_url")
+	shots := 0
+	for _, rec := range recs[1:] {
+		if rec[col] == "" {
+			continue
+		}
+		r := c.Do("GET", strings.TrimPrefix(rec[col], e.Server.URL), nil).Must(t, 200)
+		if !bytes.HasPrefix(r.Body, []byte("\x89PNG")) || !strings.Contains(rec[col], "-screenshot.png") {
+			t.Errorf("screenshot %s: %.20q", rec[col], r.Body)
+		}
+		shots++
+	}
+	if shots == 0 {
+		t.Errorf("no screenshot among %d sites: %q", len(recs)-1, recs)
 	}
 }
