@@ -135,7 +135,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
-			Modules:    newModules(cfg, guard, prov, ad.Files, ad.Log),
+			Modules:    newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.Log),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },

@@ -12,6 +12,7 @@ import (
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/enrich/screenshot"
 	"github.com/prospectdata/svc/shared/enrich/techstack"
+	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/provider/sim"
 )
@@ -24,7 +25,8 @@ const CrawlerAgent = "ProspectDataBot"
 // transport is the guard's (public addresses only, checked when
 // connecting) and, with the simulated map provider, the sim world's
 // fixture web answers its own hosts (*.sim.test) in front of it.
-func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, files blob.Store, log *slog.Logger) *enrich.Set {
+func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
+	files blob.Store, log *slog.Logger) *enrich.Set {
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if cfg.MapProvider == "sim" {
 		tr = simWeb{prov: prov, next: tr}
@@ -41,6 +43,7 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, fi
 	mods := append(enrich.SiteModules(),
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL, Shots: shots}),
 		enrich.TechstackModule(sync.OnceValues(techstack.New)),
+		enrich.SiteFinderModule(enrich.SiteFinderDeps{Provider: prov, Gazetteer: gaz}),
 	)
 	return enrich.NewSet(f, log, mods...)
 }

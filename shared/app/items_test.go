@@ -278,3 +278,53 @@ func TestBrandAssetsScreenshot(t *testing.T) {
 		t.Errorf("no screenshot among %d sites: %q", len(recs)-1, recs)
 	}
 }
+
+// TestSiteFinderOnSim: rows of a sim scrape stripped of their website get
+// it back from site_finder, which searches the map provider for each
+// name in its postcode's commune.
+func TestSiteFinderOnSim(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("finder@example.org", fixturePassword)
+	c.Verify("finder@example.org")
+	_, rows := scrapeRows(t, c, "boulangerie", "Villeurbanne", 40)
+	var items []map[string]any
+	var want []string
+	for _, raw := range rows {
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		items = append(items, map[string]any{"nom": m["nom"], "adresse": m["adresse"], "telephone": m["telephone"], "category": m["category"]})
+		want = append(want, m["site_web"].(string))
+	}
+	j := c.Do("POST", "/api/jobs/site-finder", map[string]any{"items": items}).Must(t, 200).JSON()
+	id := j["id"].(string)
+	if got := waitJob(t, c, id, func(g map[string]any) bool { return g["status"] != "pending" && g["status"] != "running" }); got["status"] != "done" {
+		t.Fatalf("job %v", got)
+	}
+	recs := readCSV(t, c, id)
+	// A JSON object's keys come sorted from encoding/json: the input
+	// columns are in that order, then the module's.
+	if !slices.Equal(recs[0], []string{"adresse", "category", "nom", "telephone", "site_web", "site_finder_match"}) {
+		t.Fatalf("header %q", recs[0])
+	}
+	right, wrong, sites := 0, 0, 0
+	for i, rec := range recs[1:] {
+		if want[i] != "" {
+			sites++
+		}
+		switch {
+		case rec[4] == want[i] && rec[4] != "":
+			right++
+		case rec[4] != "":
+			wrong++
+			t.Errorf("row %d (%s): found %s, the listing says %q", i, rec[2], rec[4], want[i])
+		}
+		if rec[4] != "" && rec[5] == "" {
+			t.Errorf("row %d: a site without its match kind", i)
+		}
+	}
+	if sites == 0 || right*10 < sites*9 {
+		t.Errorf("found %d of %d sites (%d wrong)", right, sites, wrong)
+	}
+	t.Logf("site_finder: %d of %d sites found, %d wrong", right, sites, wrong)
+}

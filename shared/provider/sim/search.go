@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/paulmach/orb"
 
+	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/provider"
 )
 
@@ -140,7 +142,40 @@ func (w *World) ranked(c *category, r provider.Request, day int) []hit {
 	extra := (min(len(in), w.opt.Cap) + outsideRatio - 1) / outsideRatio
 	hits := append(in, near[:min(len(near), extra)]...)
 	w.rank(hits, day)
+	w.byName(hits, c, r.Query)
 	return hits[:min(len(hits), w.opt.Cap)]
+}
+
+// byName moves first the places whose name the query spells out: a text
+// search for "Maison Marie boulangerie" lists the bakery Maison Marie
+// before the most prominent bakeries, as the real map does. A query that
+// only names the category ("boulangerie") keeps the prominence order.
+func (w *World) byName(hits []hit, c *category, query string) {
+	q := strings.Fields(gazetteer.Normalize(query))
+	if len(q) < 2 {
+		return
+	}
+	var named, rest []hit
+	for _, h := range hits {
+		name := strings.Fields(gazetteer.Normalize(w.nameOf(h.b.placeKey(h.i), h.b.s, c, langOf(h.b.s.country))))
+		if len(name) > 0 && len(name) < len(q) && containsAll(q, name) || len(name) >= 2 && slices.Equal(name, q) {
+			named = append(named, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	copy(hits, named)
+	copy(hits[len(named):], rest)
+}
+
+// containsAll tells whether every word of ws is in set.
+func containsAll(set, ws []string) bool {
+	for _, w := range ws {
+		if !slices.Contains(set, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // collect returns the places of the category in settlements near b open

@@ -449,3 +449,27 @@ func idList(ps []provider.Place) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestSearchByName: a query that spells a place's name with its category
+// lists that place first, as a map's text search does; the category
+// alone keeps the prominence order.
+func TestSearchByName(t *testing.T) {
+	w := newWorld(t, sim.Options{})
+	b := department(t, "69")
+	all := searchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
+	if len(all) < 40 {
+		t.Fatalf("%d bakeries", len(all))
+	}
+	last := all[len(all)-1] // the least prominent listed
+	page, err := w.Search(context.Background(), provider.Request{Query: last.Name + " boulangerie", Bound: b, Country: "FRA", Language: "fr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Places) == 0 || page.Places[0].Name != last.Name {
+		t.Fatalf("first of a search for %q: %v", last.Name, page.Places[:min(3, len(page.Places))])
+	}
+	again := searchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
+	if again[0].ID != all[0].ID {
+		t.Error("the category's order changed")
+	}
+}
