@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,5 +185,68 @@ func TestModulesOnAFixtureSite(t *testing.T) {
 	// One session: the home page was fetched once for all modules.
 	if n := site.count("/"); n != 1 {
 		t.Errorf("home page fetched %d times", n)
+	}
+}
+
+// TestModulesStayOnPublicAddressesAndObeyRobots: a site that redirects to
+// an internal address, a site at the metadata address, and a site whose
+// robots.txt forbids us are each unreachable for the modules, and the
+// internal server is never sent a request.
+func TestModulesStayOnPublicAddressesAndObeyRobots(t *testing.T) {
+	var trapHits atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.2:0") // a loopback address the guard does not allow
+	if err != nil {
+		t.Skip("no 127.0.0.2 here:", err)
+	}
+	trap := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { trapHits.Add(1) }))
+	trap.Listener = ln
+	trap.Start()
+	defer trap.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, trap.URL+"/admin", http.StatusFound)
+	}))
+	defer redirecting.Close()
+	var privateHome atomic.Int64
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nDisallow: /\n"))
+			return
+		}
+		privateHome.Add(1)
+		w.Write([]byte(`<p>contact@secret.fr</p>`))
+	}))
+	defer private.Close()
+
+	set := testSet(t)
+	env := &enrich.Env{Session: set.Session(), Job: enrich.Job{ID: "abcdefghijklmnop", UserID: 7}}
+	for _, tt := range []struct {
+		name, site string
+		alive      string
+	}{
+		{"redirect to an internal address", redirecting.URL + "/", "false"},
+		{"metadata address", "http://169.254.169.254/latest/meta-data/", "false"},
+		{"robots.txt forbids", private.URL + "/", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, slug := range []string{"emails", "socials", "brand_assets"} {
+				r, _ := run(t, set, env, slug, enrich.Input{"site_web": tt.site})
+				if !r.Unreachable || r.Found || strings.Join(r.Values, "") != "" {
+					t.Errorf("%s: %+v", slug, r)
+				}
+			}
+			if _, cells := run(t, set, env, "dead_check", enrich.Input{"site_web": tt.site}); cells["site_alive"] != tt.alive {
+				t.Errorf("site_alive %q, want %q", cells["site_alive"], tt.alive)
+			}
+		})
+	}
+	if n := trapHits.Load(); n != 0 {
+		t.Errorf("the internal server got %d requests", n)
+	}
+	if n := privateHome.Load(); n != 0 {
+		t.Errorf("a page robots.txt forbids was fetched %d times", n)
 	}
 }
