@@ -194,7 +194,9 @@ func TestCredentialMatrix(t *testing.T) {
 		{"GET", "/api/webhooks/999999/deliveries", nil, false, all(404, none, 401, revokedKey, 401, deactKey, 401)},
 		{"DELETE", "/api/webhooks/999999", nil, false, all(404, none, 401, revokedKey, 401, deactKey, 401)},
 		{"POST", "/api/admin/users/{dID}/activate", nil, false, all(403, none, 401, revokedKey, 401, deactKey, 401)},
-		{"POST", "/api/jobs/finance", func(*fixture, string) any { return map[string]any{"items": []any{map[string]any{"siren": "443061841"}}} },
+		{"POST", "/api/jobs/finance", func(*fixture, string) any {
+			return map[string]any{"items": []any{map[string]any{"siren": "443061841"}}}
+		},
 			false, all(503, none, 401, revokedKey, 401, deactKey, 401)},
 		{"POST", "/api/jobs/emails", func(*fixture, string) any { return map[string]any{"items": []any{}} },
 			false, all(422, none, 401, otherUser, 403, revokedKey, 401, deactivated, 403, deactKey, 401)},
