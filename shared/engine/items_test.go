@@ -248,3 +248,63 @@ func BenchmarkItemJob10k(b *testing.B) {
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(b.N*10000)/b.Elapsed().Seconds(), "items/s")
 }
+
+// blockingSocials holds every item until released, to cancel a job in
+// the middle of its batches.
+type blockingSocials struct {
+	fakeSocials
+	started chan struct{}
+	release chan struct{}
+}
+
+func (m *blockingSocials) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enrich.Result, error) {
+	select {
+	case m.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return enrich.Result{}, ctx.Err()
+	}
+	return m.fakeSocials.Run(ctx, env, in)
+}
+
+// TestItemJobCancelled: a job cancelled while its batches run ends
+// cancelled; the batches finishing after it change nothing and no output
+// is written.
+func TestItemJobCancelled(t *testing.T) {
+	m := &blockingSocials{started: make(chan struct{}, 1), release: make(chan struct{})}
+	e := itemEnv(t, m)
+	raw := make([]string, 60)
+	for i := range raw {
+		raw[i] = fmt.Sprintf(`{"site_web":"site%d.fr"}`, i)
+	}
+	u := &accounts.User{ID: uids.Add(1), EmailVerified: true}
+	req := jobs.ItemRequest{}
+	for _, r := range raw {
+		req.Items = append(req.Items, json.RawMessage(r))
+	}
+	j, err := e.jobs.CreateItems(context.Background(), u, "socials", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no item started")
+	}
+	if _, err := e.jobs.Cancel(context.Background(), u.ID, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(m.release)
+	// Let the running batches reach their commit and find the job gone.
+	time.Sleep(500 * time.Millisecond)
+	got := e.job(j.ID)
+	if got.Status != jobs.Cancelled || got.ProcessedPoints != 0 || got.DownloadAvailable {
+		t.Fatalf("job %+v", got)
+	}
+	if _, _, err := e.files.Open(context.Background(), OutputKey(j.ID)); err == nil {
+		t.Error("an output was written for a cancelled job")
+	}
+}
