@@ -63,14 +63,27 @@ openapi-check: $(NODE_DIR)/package.json
 	SVC_OPENAPI_OUT=$(TOOLS)/openapi.json $(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./shared/api
 	$(VALIDATOR) $(TOOLS)/openapi.json
 
-## build: the Lambda bootstrap binaries (provided.al2023, linux/arm64), zipped in dist/
-build: $(FUNCTIONS:%=dist/%.zip)
+## build: the Lambda bootstrap binaries (provided.al2023, linux/arm64; the
+## browser workers linux/amd64), zipped in dist/, and the Chromium layer
+build: $(FUNCTIONS:%=dist/%.zip) dist/chromium-layer.zip
+
+# The workers of app.Workers() with Browser set: they run the serverless
+# Chromium pack, built for x86_64 (infra/stack.go gives them that arch).
+BROWSER_FUNCTIONS := worker-enrich
 
 dist/%.zip: FORCE
 	@command -v zip >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq zip >/dev/null; }
 	mkdir -p dist/$*
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o dist/$*/bootstrap ./functions/$*
+	GOOS=linux GOARCH=$(if $(filter $*,$(BROWSER_FUNCTIONS)),amd64,arm64) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o dist/$*/bootstrap ./functions/$*
 	cd dist/$* && rm -f ../$*.zip && zip -q -X ../$*.zip bootstrap
+
+# The layer of the browser workers: @sparticuz/chromium's bin/ (Brotli-
+# compressed headless shell, libraries, fonts), under /opt/chromium.
+dist/chromium-layer.zip: $(NODE_DIR)/package.json
+	@command -v zip >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq zip >/dev/null; }
+	rm -rf dist/chromium-layer && mkdir -p dist/chromium-layer/chromium
+	cp $(NODE_DIR)/node_modules/@sparticuz/chromium/bin/* dist/chromium-layer/chromium/
+	cd dist/chromium-layer && rm -f ../chromium-layer.zip && zip -q -X -r ../chromium-layer.zip chromium
 
 FORCE:
 

@@ -49,6 +49,8 @@ type Stack struct {
 	Bucket        awss3.Bucket
 	API           awsapigatewayv2.HttpApi
 	SessionSecret awssecretsmanager.Secret
+
+	chromium awslambda.ILayerVersion // the Chromium pack's layer, once made
 }
 
 // Function settings shared by every route group. API Gateway gives up on an
@@ -164,7 +166,16 @@ type fnSpec struct {
 	memoryMB, timeoutS int
 	tables, sendsTo    []string
 	files              bool
+	// browser: x86_64 with the Chromium pack as a layer (app.Worker).
+	browser bool
 }
+
+// chromiumLayerAsset is the zip of the serverless Chromium pack (make
+// build), unpacked by Lambda under /opt/chromium.
+const chromiumLayerAsset = "chromium-layer"
+
+// chromiumPackDir is where the layer puts the pack in the function.
+const chromiumPackDir = "/opt/chromium"
 
 // addFunction creates a Lambda with its environment, log group, least-
 // privilege grants (its tables, send-only on its queues, the bucket when
@@ -191,18 +202,31 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	if f.files {
 		env["SVC_BUCKET"] = s.Bucket.BucketName()
 	}
+	arch := awslambda.Architecture_ARM_64()
+	var layers *[]awslambda.ILayerVersion
+	var tmp awscdk.Size
+	if f.browser {
+		// The pack's headless shell is built for x86_64 Amazon Linux;
+		// unpacked it takes about 250 MB of /tmp.
+		arch = awslambda.Architecture_X86_64()
+		env["SVC_CHROMIUM_PACK"] = jsii.String(chromiumPackDir)
+		layers = &[]awslambda.ILayerVersion{s.chromiumLayer(cfg)}
+		tmp = awscdk.Size_Mebibytes(jsii.Number(1024))
+	}
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String(pascal(f.name)+"Logs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
 	})
 	fn := awslambda.NewFunction(s.Stack, jsii.String(pascal(f.name)+"Function"), &awslambda.FunctionProps{
-		Description:  jsii.String(f.description),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(assetPath(cfg, f.name)), nil),
-		MemorySize:   jsii.Number(f.memoryMB),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(f.timeoutS)),
-		Environment:  &env,
+		Description:          jsii.String(f.description),
+		Runtime:              awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture:         arch,
+		Layers:               layers,
+		EphemeralStorageSize: tmp,
+		Handler:              jsii.String("bootstrap"),
+		Code:                 awslambda.Code_FromAsset(jsii.String(assetPath(cfg, f.name)), nil),
+		MemorySize:           jsii.Number(f.memoryMB),
+		Timeout:              awscdk.Duration_Seconds(jsii.Number(f.timeoutS)),
+		Environment:          &env,
 		// An explicit log group rather than logRetention, which would add
 		// a custom-resource Lambda to the stack just to set retention.
 		LogGroup: logs,
@@ -249,6 +273,7 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	fn := s.addFunction(fnSpec{
 		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
+		browser: w.Browser,
 	}, cfg, baseURL)
 	if w.Queue != "" {
 		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
@@ -344,6 +369,19 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 			Integration: integ,
 		})
 	}
+}
+
+// chromiumLayer is the layer of the Chromium pack, made once per stack.
+func (s *Stack) chromiumLayer(cfg settings) awslambda.ILayerVersion {
+	if s.chromium == nil {
+		s.chromium = awslambda.NewLayerVersion(s.Stack, jsii.String("ChromiumLayer"), &awslambda.LayerVersionProps{
+			Description: jsii.String("Serverless Chromium (@sparticuz/chromium bin/) for brand_assets screenshots, under " +
+				chromiumPackDir),
+			Code:                    awslambda.Code_FromAsset(jsii.String(assetPath(cfg, chromiumLayerAsset)), nil),
+			CompatibleArchitectures: &[]awslambda.Architecture{awslambda.Architecture_X86_64()},
+		})
+	}
+	return s.chromium
 }
 
 func assetPath(cfg settings, group string) string {

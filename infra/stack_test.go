@@ -39,6 +39,7 @@ func placeholderAssets(t *testing.T) string {
 	for _, w := range app.Workers() {
 		names = append(names, w.Name)
 	}
+	names = append(names, chromiumLayerAsset)
 	for _, name := range names {
 		f, err := os.Create(filepath.Join(dir, name+".zip"))
 		if err != nil {
@@ -389,10 +390,10 @@ func TestStack(t *testing.T) {
 
 	t.Run("functions", func(t *testing.T) {
 		assert(t, "every function", func() {
+			// arm64 but the browser workers (TestWorkers checks them).
 			tmpl.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), map[string]any{
-				"Runtime":       "provided.al2023",
-				"Architectures": []any{"arm64"},
-				"Handler":       "bootstrap",
+				"Runtime": "provided.al2023",
+				"Handler": "bootstrap",
 			})
 			tmpl.AllResourcesProperties(jsii.String("AWS::Logs::LogGroup"), map[string]any{"RetentionInDays": 30})
 		})
@@ -762,6 +763,23 @@ func TestWorkers(t *testing.T) {
 			}
 			if w.Files && env["SVC_BUCKET"] == nil {
 				t.Error("no SVC_BUCKET")
+			}
+			// A browser worker runs the Chromium pack: x86_64, the pack's
+			// layer, its path in the environment, room in /tmp.
+			arch, _ := fn["Architectures"].([]any)
+			layers, _ := fn["Layers"].([]any)
+			switch {
+			case w.Browser:
+				tmp, _ := fn["EphemeralStorage"].(map[string]any)
+				if len(arch) != 1 || arch[0] != "x86_64" || len(layers) != 1 || env["SVC_CHROMIUM_PACK"] != chromiumPackDir ||
+					tmp["Size"] != 1024.0 {
+					t.Errorf("browser worker: arch %v, layers %v, pack %v, /tmp %v", arch, layers, env["SVC_CHROMIUM_PACK"], tmp)
+				}
+				if len(ofType(tj, "AWS::Lambda::LayerVersion")) != 1 {
+					t.Error("not one Chromium layer")
+				}
+			case len(arch) != 1 || arch[0] != "arm64" || len(layers) != 0:
+				t.Errorf("arch %v, layers %v", arch, layers)
 			}
 			fromQueue, fromStream := false, false
 			for _, m := range ofType(tj, "AWS::Lambda::EventSourceMapping") {

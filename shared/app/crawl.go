@@ -33,12 +33,16 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 	}
 	ua := CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"
 	f := crawl.New(crawl.Deps{Transport: tr, Agent: CrawlerAgent, UserAgent: ua, Log: log})
-	// Screenshots need a Chromium on the machine (make test installs
-	// Debian's; the AWS worker has none: the column stays empty there,
-	// docs/enrichment.md). Its requests go through the same transport.
+	// Screenshots need a Chromium: one installed on the machine (make
+	// test installs Debian's), else the serverless pack of the AWS
+	// enrichment worker's layer (SVC_CHROMIUM_PACK); without either the
+	// column stays empty. Its requests go through the same transport.
 	var shots enrich.Screenshotter
-	if exe := screenshot.Find(); exe != "" {
+	switch exe := screenshot.Find(); {
+	case exe != "":
 		shots = screenshot.New(exe, tr, ua)
+	case cfg.ChromiumPack != "":
+		shots = screenshot.New("", tr, ua, screenshot.Pack(cfg.ChromiumPack))
 	}
 	mods := append(enrich.SiteModules(),
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL, Shots: shots}),

@@ -64,6 +64,10 @@ type Worker struct {
 	// timeout must exceed TimeoutS.
 	MemoryMB int
 	TimeoutS int
+	// Browser: the function takes screenshots, so it runs on x86_64 with
+	// the serverless Chromium pack as a layer (/opt/chromium,
+	// SVC_CHROMIUM_PACK) and room in /tmp to unpack it.
+	Browser bool
 	// Gazetteer: load it during init.
 	Gazetteer bool
 }
@@ -99,7 +103,7 @@ func Workers() []Worker {
 		// to the tasks queue. Items run at once within a batch, each
 		// bounded by enrich.ItemTimeout.
 		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 180,
+		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).

@@ -39,6 +39,10 @@ type Config struct {
 	MapProvider     string
 	GooglePlacesKey string
 	SimLatency      time.Duration
+	// ChromiumPack is the directory of a serverless Chromium pack
+	// (SVC_CHROMIUM_PACK; the AWS enrichment worker's layer), used for
+	// screenshots when no Chromium is installed.
+	ChromiumPack string
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
@@ -62,6 +66,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.TrustedProxies = tp
 	c.MapProvider = strings.ToLower(strings.TrimSpace(or(getenv("SVC_MAP_PROVIDER"), "sim")))
 	c.GooglePlacesKey = strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_KEY"))
+	c.ChromiumPack = strings.TrimSpace(getenv("SVC_CHROMIUM_PACK"))
 	switch c.MapProvider {
 	case "sim":
 	case "google":

@@ -18,7 +18,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +61,7 @@ func Find() string {
 // and kept for the next ones. It is safe for concurrent use.
 type Browser struct {
 	exec      string
+	pack      string // a pack's directory, unpacked on first use (Pack)
 	client    *http.Client
 	userAgent string
 	slots     chan struct{}
@@ -69,10 +72,18 @@ type Browser struct {
 	started bool
 }
 
+// Option tunes a Browser.
+type Option func(*Browser)
+
+// Pack has the browser run the serverless Chromium pack in dir (see
+// Unpack), unpacked into the temporary directory on the first screenshot;
+// execPath is then ignored.
+func Pack(dir string) Option { return func(b *Browser) { b.pack = dir } }
+
 // New returns a browser over the Chromium at execPath whose requests are
 // all answered through tr.
-func New(execPath string, tr http.RoundTripper, userAgent string) *Browser {
-	return &Browser{
+func New(execPath string, tr http.RoundTripper, userAgent string, opts ...Option) *Browser {
+	b := &Browser{
 		exec: execPath,
 		client: &http.Client{
 			Transport: tr, Timeout: 10 * time.Second,
@@ -83,6 +94,10 @@ func New(execPath string, tr http.RoundTripper, userAgent string) *Browser {
 		userAgent: userAgent,
 		slots:     make(chan struct{}, Tabs),
 	}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
 
 // browser starts Chromium once.
@@ -91,6 +106,18 @@ func (b *Browser) browser() (context.Context, error) {
 	defer b.mu.Unlock()
 	if b.started {
 		return b.ctx, nil
+	}
+	var extra []chromedp.ExecAllocatorOption
+	if b.pack != "" {
+		exe, env, err := Unpack(b.pack, filepath.Join(os.TempDir(), "chromium"))
+		if err != nil {
+			return nil, err
+		}
+		b.exec = exe
+		extra = append(extra, chromedp.Env(env...))
+		for k, v := range packFlags {
+			extra = append(extra, chromedp.Flag(k, v))
+		}
 	}
 	if b.exec == "" {
 		return nil, ErrNoBrowser
@@ -105,6 +132,7 @@ func (b *Browser) browser() (context.Context, error) {
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("mute-audio", true),
 	)
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	// The first run starts the process; it must not carry a deadline.

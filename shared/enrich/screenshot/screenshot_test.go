@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -102,5 +103,43 @@ func TestScreenshot(t *testing.T) {
 	}
 	if _, err := b.Screenshot(context.Background(), su); err != nil {
 		t.Errorf("second: %v", err)
+	}
+}
+
+// TestPack unpacks the serverless Chromium pack the AWS stack ships as a
+// layer (the npm package @sparticuz/chromium that make test installs) and
+// takes a screenshot with it: the code path of the enrichment worker on
+// Lambda, run on this machine.
+func TestPack(t *testing.T) {
+	dir := os.Getenv("SVC_CHROMIUM_PACK")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", ".tools", "node", "node_modules", "@sparticuz", "chromium", "bin")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chromium.br")); err != nil {
+		if os.Getenv("SVC_TEST_REQUIRE_CHROMIUM") == "1" {
+			t.Fatalf("no Chromium pack in %s (make test installs it): %v", dir, err)
+		}
+		t.Skip("no Chromium pack:", err)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><body style="margin:0;background:#27ae60"><h1>Fleurs</h1></body></html>`)
+	}))
+	defer site.Close()
+	su, _ := url.Parse(site.URL)
+	t.Setenv("TMPDIR", t.TempDir())
+	b := screenshot.New("", onlyHost{host: su.Host, next: http.DefaultTransport}, "ProspectDataBot/1.0", screenshot.Pack(dir))
+	defer b.Close()
+	shot, err := b.Screenshot(context.Background(), su)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	r, g, bl, _ := img.At(screenshot.Width-10, screenshot.Height-10).RGBA()
+	if r>>8 > 0x50 || g>>8 < 0x90 || bl>>8 > 0x80 {
+		t.Errorf("corner colour %02x%02x%02x, want the page's green", r>>8, g>>8, bl>>8)
 	}
 }
