@@ -70,6 +70,23 @@ type Module interface {
 	Run(ctx context.Context, env *Env, in Input) (Result, error)
 }
 
+// Sourced is a module reading a data source other than the item's own
+// website (a register, an API, the map provider). Source names it as the
+// job shows it: "sim" (or "<name> (sim)") for the simulated twin of an
+// offline run, so that simulated data is never passed off as real.
+type Sourced interface {
+	Source() string
+}
+
+// SourceOf is the source a job of the module reads: the module's own
+// when it says one, "web" (the items' websites) otherwise.
+func SourceOf(m Module) string {
+	if s, ok := m.(Sourced); ok {
+		return s.Source()
+	}
+	return "web"
+}
+
 // ItemTimeout bounds one item's run: a slow site cannot hold a batch.
 const ItemTimeout = 90 * time.Second
 
