@@ -33,6 +33,19 @@ type brandRequestDoc struct {
 	CaptureScreenshot *bool            `json:"capture_screenshot,omitempty"`
 }
 
+type reviewsRequestDoc struct {
+	Items        []map[string]any `json:"items"`
+	SourceJobID  *string          `json:"source_job_id,omitempty"`
+	MaxReviews   *int             `json:"max_reviews,omitempty"`   // 1 to 100, default 10
+	PeriodMonths *int             `json:"period_months,omitempty"` // 0 (unlimited, default) to 120
+}
+
+type phoneInfoRequestDoc struct {
+	Items       []map[string]any `json:"items"`
+	SourceJobID *string          `json:"source_job_id,omitempty"`
+	LiveMode    *string          `json:"live_mode,omitempty"` // cache_only, the only value
+}
+
 // itemRoutes are the typed shortcuts of POST /api/jobs/{type}: one route
 // per module that runs over items here (path slug with hyphens, job_type
 // with underscores), and the alpha-frozen modules' 503.
@@ -62,6 +75,10 @@ func (s *Server) itemRoutes() []Route {
 				doc = emailsRequestDoc{}
 			case "brand_assets":
 				doc = brandRequestDoc{}
+			case "reviews":
+				doc = reviewsRequestDoc{}
+			case "phone_info":
+				doc = phoneInfoRequestDoc{}
 			}
 			rs = append(rs, Route{
 				Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Active: true, Tag: "jobs",

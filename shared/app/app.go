@@ -128,6 +128,9 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if guard == nil {
 		guard = netguard.New(netguard.WithOwnHosts(ownHosts(cfg.BaseURL)...))
 	}
+	// The modules are built everywhere: the API names a module job's
+	// source at creation, the workers run them.
+	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.Log)
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below
@@ -135,7 +138,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
-			Modules:    newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.Log),
+			Modules:    mods,
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
@@ -144,7 +147,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
+		ModuleSource: mods.Source, Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
 	})
 	acc.AddHolder(js)
 	wh := webhooks.New(webhooks.Deps{

@@ -48,8 +48,13 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL, Shots: shots}),
 		enrich.TechstackModule(sync.OnceValues(techstack.New)),
 		enrich.SiteFinderModule(enrich.SiteFinderDeps{Provider: prov, Gazetteer: gaz}),
+		enrich.ReviewsModule(enrich.ReviewsDeps{Provider: prov}),
 	)
-	return enrich.NewSet(f, log, mods...)
+	set := enrich.NewSet(f, log, mods...)
+	if cfg.MapProvider == "sim" {
+		set.WebSource("sim")
+	}
+	return set
 }
 
 // simWeb answers the sim world's hosts from its fixture web and hands

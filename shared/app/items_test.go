@@ -77,12 +77,16 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 		{"socials", "socials", nil, []string{"social_facebook", "social_instagram", "social_linkedin", "social_twitter", "social_tiktok", "social_youtube"}, 0},
 		{"legal-ids", "legal_ids", nil, []string{"siret", "siren", "siret_source_url"}, 8},
 		{"dead-check", "dead_check", nil, []string{"site_alive"}, 8},
+		// Reviews come from the map provider, through each row's
+		// lien_maps: almost every sim place has some.
+		{"reviews", "reviews", map[string]any{"max_reviews": 3, "period_months": 0}, []string{"reviews_list", "owner_replied"}, 20},
 	} {
 		t.Run(tt.jobType, func(t *testing.T) {
 			body := map[string]any{"items": items, "source_job_id": src}
 			maps.Copy(body, tt.extra)
 			j := c.Do("POST", "/api/jobs/"+tt.path, body).Must(t, 200).JSON()
-			if j["job_type"] != tt.jobType || j["status"] != "pending" || j["source_job_id"] != src || j["grid_points_count"] != 30.0 {
+			if j["job_type"] != tt.jobType || j["status"] != "pending" || j["source_job_id"] != src || j["grid_points_count"] != 30.0 ||
+				j["source"] != "sim" {
 				t.Fatalf("created: %v", j)
 			}
 			id := j["id"].(string)
@@ -108,7 +112,7 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 				}
 				if rec[in] != "" {
 					found++
-					if rec[1] == "" {
+					if rec[1] == "" && tt.jobType != "reviews" {
 						t.Errorf("row %d: %s found without a site", i, tt.produces[0])
 					}
 				}
@@ -118,6 +122,19 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 			}
 			if tt.jobType == "brand_assets" {
 				checkAssets(t, e, c, recs, in)
+			}
+			if tt.jobType == "reviews" {
+				if got["max_reviews"] != 3.0 || got["period_months"] != 0.0 {
+					t.Errorf("reviews settings: %v %v", got["max_reviews"], got["period_months"])
+				}
+				for _, rec := range recs[1:] {
+					var list []map[string]any
+					if rec[in] != "" && (json.Unmarshal([]byte(rec[in]), &list) != nil || len(list) > 3 || list[0]["author"] == "") {
+						t.Fatalf("reviews_list %q", rec[in])
+					}
+				}
+			} else if got["max_reviews"] != nil {
+				t.Errorf("max_reviews %v on a %s job", got["max_reviews"], tt.jobType)
 			}
 			// The item routes of the engine's jobs work on module jobs too.
 			page := c.Do("GET", "/api/jobs/"+id+"/items?limit=5", nil).Must(t, 200).JSON()
@@ -210,6 +227,13 @@ func TestItemJobRules(t *testing.T) {
 		{"another's source", "emails", map[string]any{"items": []any{item}, "source_job_id": theirs.ID}, 404, "source_job_id"},
 		{"finance frozen", "finance", map[string]any{"items": []any{item}}, 503, "alpha"},
 		{"items not a list", "emails", map[string]any{"items": "x"}, 422, "items"},
+		{"max_reviews elsewhere", "emails", map[string]any{"items": []any{item}, "max_reviews": 3}, 422, "max_reviews"},
+		{"max_reviews 0", "reviews", map[string]any{"items": []any{map[string]any{"lien_maps": "x"}}, "max_reviews": 0}, 422, "max_reviews"},
+		{"max_reviews over 100", "reviews", map[string]any{"items": []any{map[string]any{"lien_maps": "x"}}, "max_reviews": 101}, 422, "max_reviews"},
+		{"period_months negative", "reviews", map[string]any{"items": []any{map[string]any{"lien_maps": "x"}}, "period_months": -1}, 422, "period_months"},
+		{"reviews lacks lien_maps", "reviews", map[string]any{"items": []any{item}}, 422, "lien_maps"},
+		{"live_mode elsewhere", "emails", map[string]any{"items": []any{item}, "live_mode": "cache_only"}, 422, "live_mode"},
+		{"live_mode not cache_only", "phone-info", map[string]any{"items": []any{map[string]any{"telephone": "04 78 00 00 00"}}, "live_mode": "live"}, 422, "live_mode"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := c.Do("POST", "/api/jobs/"+tt.path, tt.body)

@@ -61,3 +61,17 @@ func (p *lazyProvider) Reviews(ctx context.Context, placeID string, max int) ([]
 	}
 	return pr.Reviews(ctx, placeID, max)
 }
+
+// PlaceID reads a place id back from a row's link, when the provider's
+// links name their place (provider.PlaceLinker).
+func (p *lazyProvider) PlaceID(mapsURL string) (string, bool) {
+	inner, err := p.get()
+	if err != nil {
+		return "", false
+	}
+	l, ok := inner.(provider.PlaceLinker)
+	if !ok {
+		return "", false
+	}
+	return l.PlaceID(mapsURL)
+}

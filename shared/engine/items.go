@@ -283,6 +283,12 @@ func (e *Engine) runItems(ctx context.Context, j *jobs.Job, mod enrich.Module, i
 	if j.EmailMode != nil {
 		env.Job.Mode = *j.EmailMode
 	}
+	if j.MaxReviews != nil {
+		env.Job.MaxReviews = *j.MaxReviews
+	}
+	if j.PeriodMonths != nil {
+		env.Job.PeriodMonths = *j.PeriodMonths
+	}
 	cols := len(mod.Columns())
 	res := make([]enrich.Result, len(items))
 	errs := make([]error, len(items))

@@ -32,6 +32,9 @@ type Job struct {
 	Mode string
 	// Screenshot is brand_assets' capture_screenshot.
 	Screenshot bool
+	// MaxReviews and PeriodMonths are the reviews module's (0 months:
+	// no limit).
+	MaxReviews, PeriodMonths int
 }
 
 // Env is a module's view of one item's run.
@@ -95,6 +98,16 @@ type Set struct {
 	mods map[string]Module
 	f    *crawl.Fetcher
 	log  *slog.Logger
+	// web names the websites the site modules read: "web", or "sim"
+	// when the fetcher answers from the sim world's fixture web.
+	web string
+}
+
+// WebSource names what the site modules read (default "web"); an
+// offline run over the sim world's fixture web says "sim".
+func (s *Set) WebSource(name string) *Set {
+	s.web = name
+	return s
 }
 
 // NewSet returns the set of mods over the fetcher.
@@ -102,7 +115,7 @@ func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) *Set {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{mods: map[string]Module{}, f: f, log: log}
+	s := &Set{mods: map[string]Module{}, f: f, log: log, web: "web"}
 	for _, m := range mods {
 		if m == nil {
 			continue
@@ -119,6 +132,19 @@ func (s *Set) Lookup(slug string) (Module, bool) {
 	}
 	m, ok := s.mods[slug]
 	return m, ok
+}
+
+// Source is the source a job of the module reads (SourceOf); "" for a
+// slug the set lacks.
+func (s *Set) Source(slug string) string {
+	m, ok := s.Lookup(slug)
+	if !ok {
+		return ""
+	}
+	if src, ok := m.(Sourced); ok {
+		return src.Source()
+	}
+	return s.web
 }
 
 // Session starts a page session over the set's fetcher.

@@ -27,7 +27,24 @@ type ItemRequest struct {
 	Mode *string `json:"mode,omitempty"`
 	// CaptureScreenshot is the brand_assets module's (default false).
 	CaptureScreenshot *bool `json:"capture_screenshot,omitempty"`
+	// MaxReviews and PeriodMonths are the reviews module's.
+	MaxReviews   *int `json:"max_reviews,omitempty"`
+	PeriodMonths *int `json:"period_months,omitempty"`
+	// LiveMode is phone_info's: cache_only, the only value.
+	LiveMode *string `json:"live_mode,omitempty"`
 }
+
+// The reviews module's overrides: max_reviews 1 to MaxReviewsLimit
+// (default DefaultMaxReviews), period_months 0 (unlimited) to
+// MaxPeriodMonths (default 0). docs/data-sources.md.
+const (
+	DefaultMaxReviews = 10
+	MaxReviewsLimit   = 100
+	MaxPeriodMonths   = 120
+)
+
+// LiveModeCacheOnly is phone_info's only live_mode (spec: node table).
+const LiveModeCacheOnly = "cache_only"
 
 // Email modes of the emails module.
 const (
@@ -87,6 +104,19 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 	if err != nil {
 		return nil, err
 	}
+	maxReviews, period, err := reviewsOptions(module, r)
+	if err != nil {
+		return nil, err
+	}
+	if r.LiveMode != nil {
+		if module != "phone_info" {
+			return nil, apperr.Fields(apperr.Field("live_mode", "live_mode n'existe que pour le module phone_info.",
+				"live_mode only applies to the phone_info module."))
+		}
+		if *r.LiveMode != LiveModeCacheOnly {
+			return nil, apperr.Fields(apperr.Field("live_mode", "live_mode vaut cache_only.", "live_mode is cache_only."))
+		}
+	}
 	items, err := parseItems(r.Items)
 	if err != nil {
 		return nil, err
@@ -104,13 +134,17 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 	}
 	ef, _ := pricing.ItemEF(module, len(items), opts)
 	now := s.d.Now()
+	source := s.d.Source
+	if s.d.ModuleSource != nil {
+		source = s.d.ModuleSource(module)
+	}
 	j := &Job{
 		ID: newID(), JobType: module, Queries: []string{}, Zones: []string{}, ScrapMode: "", Status: Pending,
 		GridPointsCount: len(items), EFCost: ef, CreatedAt: formatTime(now),
-		ExpiresAt: formatTime(now.Add(Retention)), Source: s.d.Source, UserID: u.ID, Created: now,
+		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
-		CaptureScreenshot: opts.Screenshot,
+		CaptureScreenshot: opts.Screenshot, MaxReviews: maxReviews, PeriodMonths: period,
 	}
 	if mode != "" {
 		j.EmailMode = &mode
@@ -164,6 +198,39 @@ func itemOptions(module string, r ItemRequest) (pricing.ItemOptions, string, err
 		o.Screenshot = *r.CaptureScreenshot
 	}
 	return o, mode, nil
+}
+
+// reviewsOptions reads max_reviews and period_months: only on reviews
+// jobs (422 elsewhere), where they default to DefaultMaxReviews and 0
+// (spec: JobPublic, null on every other type).
+func reviewsOptions(module string, r ItemRequest) (maxReviews, period *int, err error) {
+	if module != "reviews" {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"max_reviews", r.MaxReviews != nil}, {"period_months", r.PeriodMonths != nil}} {
+			if f.set {
+				return nil, nil, apperr.Fields(apperr.Field(f.name, f.name+" n'existe que pour le module reviews.",
+					f.name+" only applies to the reviews module."))
+			}
+		}
+		return nil, nil, nil
+	}
+	m, p := DefaultMaxReviews, 0
+	if r.MaxReviews != nil {
+		if m = *r.MaxReviews; m < 1 || m > MaxReviewsLimit {
+			return nil, nil, apperr.Fields(apperr.Field("max_reviews",
+				fmt.Sprintf("max_reviews va de 1 à %d.", MaxReviewsLimit), fmt.Sprintf("max_reviews is 1 to %d.", MaxReviewsLimit)))
+		}
+	}
+	if r.PeriodMonths != nil {
+		if p = *r.PeriodMonths; p < 0 || p > MaxPeriodMonths {
+			return nil, nil, apperr.Fields(apperr.Field("period_months",
+				fmt.Sprintf("period_months va de 0 (sans limite) à %d.", MaxPeriodMonths),
+				fmt.Sprintf("period_months is 0 (unlimited) to %d.", MaxPeriodMonths)))
+		}
+	}
+	return &m, &p, nil
 }
 
 // parseItems reads each raw item (422 naming the first bad one). The count

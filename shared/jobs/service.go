@@ -36,6 +36,10 @@ type Deps struct {
 	Now      func() time.Time
 	// Source is the map provider's name, recorded on every job.
 	Source string
+	// ModuleSource names the source a module's jobs read (enrich.SourceOf:
+	// a register, an API, "web" for the items' websites; "sim" for a
+	// simulated twin). Nil records Source.
+	ModuleSource func(module string) string
 	// Files holds job outputs; nil where the runtime has no file store.
 	Files blob.Store
 	// OnTerminal is told of every terminal transition, after its commit

@@ -29,6 +29,15 @@ var itemEF = map[string]float64{
 	"pricing":          0.01,
 	"dead_check":       0.005,
 	"site_finder":      0.05,
+	// Data-source modules (docs/pricing.md): reviews is one provider
+	// request per place, priced as a search; the free public APIs cost
+	// their upstream time and rate-limit share; phone_info reads tables.
+	"reviews":       1.0,
+	"verify_emails": 0.01,
+	"legal_data":    0.02,
+	"opendata":      0.01,
+	"pagespeed":     0.02,
+	"phone_info":    0.002,
 }
 
 // Multipliers of the options: deep mode fetches up to DeepPages pages

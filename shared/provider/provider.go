@@ -68,6 +68,18 @@ type Review struct {
 	Rating float64 `json:"rating"`
 	Text   string  `json:"text"`
 	Time   string  `json:"time"` // RFC 3339
+	// OwnerReplied says whether the owner answered the review; nil when
+	// the provider does not tell (Places API returns no owner answers).
+	OwnerReplied *bool `json:"owner_replied,omitempty"`
+	// OwnerReply is the answer's text, when there is one.
+	OwnerReply string `json:"owner_reply,omitempty"`
+}
+
+// PlaceLinker is a provider whose place links (Place.MapsURL, a row's
+// lien_maps) name their place: modules reading places of earlier rows
+// (reviews) get the place id back from the link.
+type PlaceLinker interface {
+	PlaceID(mapsURL string) (id string, ok bool)
 }
 
 // Provider searches the map. Implementations are safe for concurrent use.

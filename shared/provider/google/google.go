@@ -203,3 +203,23 @@ func (c *Client) Name() string { return "google" }
 
 // Limits are Text Search's: 20 places a page, 60 a search.
 func (c *Client) Limits() provider.Limits { return provider.Limits{PageSize: PageSize, Cap: Cap} }
+
+// MapsLink is a place's link as rows show it (lien_maps): Google's
+// documented Maps URLs form, which opens the place's page and, unlike
+// googleMapsUri (a cid link), names the place id, so that the reviews
+// module reads the place back from a row (PlaceID).
+func MapsLink(name, placeID string) string {
+	return "https://www.google.com/maps/search/?api=1&query=" + url.QueryEscape(name) +
+		"&query_place_id=" + url.QueryEscape(placeID)
+}
+
+// PlaceID reads the place id back from a row's lien_maps (MapsLink's
+// form); ok is false for any other link, cid links included.
+func (c *Client) PlaceID(mapsURL string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(mapsURL))
+	if err != nil || !strings.HasSuffix(u.Hostname(), "google.com") {
+		return "", false
+	}
+	id := u.Query().Get("query_place_id")
+	return id, id != ""
+}

@@ -340,33 +340,33 @@ func TestSearchMapsPlaces(t *testing.T) {
 			Address: "19 Rue de la République, 69002 Lyon, France", Phone: "04 77 16 19 78",
 			Website: "https://www.boulangerie-du-palais.fr/", Rating: 4.3, ReviewCount: 1159,
 			Category: "Boulangerie", Lat: 45.754715, Lon: 4.8295255,
-			MapsURL: "https://maps.google.com/?cid=3845242645790811736",
+			MapsURL: "https://www.google.com/maps/search/?api=1&query=Boulangerie+du+Palais&query_place_id=ChIJMuHbEL31IeL2HPcHyGcFRl1",
 		}},
 		{"international phone when no national one", 3, provider.Place{
 			ID: "ChIJzjR3j1twdTKWTddB_XhkAS1", Name: "Le Fournil de Bellecour",
 			Address: "69 Quai Saint-Antoine, 69002 Lyon, France", Phone: "+33 4 75 20 31 67",
 			Website: "https://www.le-fournil-de-bellecour.fr/", Rating: 4.1, ReviewCount: 269,
 			Category: "Boulangerie", Lat: 45.7569369, Lon: 4.8525045,
-			MapsURL: "https://maps.google.com/?cid=3938674050068364561",
+			MapsURL: "https://www.google.com/maps/search/?api=1&query=Le+Fournil+de+Bellecour&query_place_id=ChIJzjR3j1twdTKWTddB_XhkAS1",
 		}},
 		{"no phone, website nor rating", 7, provider.Place{
 			ID: "ChIJPxZ9W3qLy7zKUVQDT7S8sTQ", Name: "La Mie des Jacobins",
 			Address: "3 Rue Paul Chenavard, 69002 Lyon, France", Category: "Boulangerie",
-			Lat: 45.7593842, Lon: 4.8445893, MapsURL: "https://maps.google.com/?cid=7699581285742690859",
+			Lat: 45.7593842, Lon: 4.8445893, MapsURL: "https://www.google.com/maps/search/?api=1&query=La+Mie+des+Jacobins&query_place_id=ChIJPxZ9W3qLy7zKUVQDT7S8sTQ",
 		}},
 		{"category from the first type", 11, provider.Place{
 			ID: "ChIJNKhiFXiQ2hzT-pLjHX2JiCL", Name: "Aux Délices de Sala",
 			Address: "34 Cours de la Liberté, 69002 Lyon, France", Phone: "04 76 18 24 39",
 			Website: "https://www.aux-delices-de-sala.fr/", Rating: 3.7, ReviewCount: 148,
 			Category: "bakery", Lat: 45.7549449, Lon: 4.8437178,
-			MapsURL: "https://maps.google.com/?cid=3051351653548936402",
+			MapsURL: "https://www.google.com/maps/search/?api=1&query=Aux+D%C3%A9lices+de+Sala&query_place_id=ChIJNKhiFXiQ2hzT-pLjHX2JiCL",
 		}},
 		{"category skips generic types", 15, provider.Place{
 			ID: "ChIJ-TkSF2RCdKDFRuNw5GCf_hA", Name: "Boulangerie Garibaldi",
 			Address: "59 Rue Duguesclin, 69003 Lyon, France", Phone: "04 77 86 59 51",
 			Website: "https://www.boulangerie-garibaldi.fr/", Rating: 4.6, ReviewCount: 1362,
 			Category: "bakery", Lat: 45.7705974, Lon: 4.8296576,
-			MapsURL: "https://maps.google.com/?cid=1848014627441924860",
+			MapsURL: "https://www.google.com/maps/search/?api=1&query=Boulangerie+Garibaldi&query_place_id=ChIJ-TkSF2RCdKDFRuNw5GCf_hA",
 		}},
 	}
 	for _, tt := range tests {

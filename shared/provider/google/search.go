@@ -170,6 +170,9 @@ func (p place) toPlace() provider.Place {
 	if p.DisplayName != nil {
 		out.Name = p.DisplayName.Text
 	}
+	if p.ID != "" {
+		out.MapsURL = MapsLink(out.Name, p.ID)
+	}
 	if out.Phone == "" {
 		out.Phone = p.InternationalPhoneNumber
 	}

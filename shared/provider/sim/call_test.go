@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,7 +144,7 @@ func TestReviews(t *testing.T) {
 				}
 			}
 			again, _ := w.Reviews(ctx, tt.place.ID, tt.max)
-			if len(again) != len(rs) || (len(rs) > 0 && again[0] != rs[0]) {
+			if !reflect.DeepEqual(again, rs) {
 				t.Error("reviews differ between calls")
 			}
 		})

@@ -78,12 +78,58 @@ func (w *World) review(b *batch, i, j int) provider.Review {
 	at := float64(p.reviewStart()) + (float64(j)+1-float64(p.phase))/float64(p.rate) - r.float()
 	when := w.opt.Epoch.Add(time.Duration(at * float64(24*time.Hour))).Truncate(time.Second)
 	sur := pick(&r, surnames[l])
-	return provider.Review{
+	out := provider.Review{
 		Author: pick(&r, firstNames[l]) + " " + firstLetter(sur) + ".",
 		Rating: float64(stars),
 		Text:   pick(&r, texts[stars]),
 		Time:   when.UTC().Format(time.RFC3339),
 	}
+	// Owners who answer (about a third) answer most reviews, the bad ones
+	// first; drawn from keys of their own so the review above is the same
+	// as before replies existed.
+	replied := false
+	if k.str("owner-replies").float() < ownerReplyShare {
+		rr := k.str("owner-reply").int(int64(j)).rng()
+		replied = rr.float() < 0.6+0.08*float64(5-stars)
+		if replied {
+			lang, tone := 0, 0
+			if l != langFR {
+				lang = 1
+			}
+			if stars >= 4 {
+				tone = 1
+			}
+			out.OwnerReply = pick(&rr, ownerReplies[lang][tone])
+		}
+	}
+	out.OwnerReplied = &replied
+	return out
+}
+
+// ownerReplyShare is the share of the world's places whose owner answers
+// reviews.
+const ownerReplyShare = 0.35
+
+// ownerReplies are owners' answers, French then English, to a poor review
+// then to a good one.
+var ownerReplies = [2][2][]string{
+	{
+		{"Nous sommes désolés de votre expérience, contactez-nous pour en parler.", "Merci pour votre retour, nous allons nous améliorer."},
+		{"Merci beaucoup pour votre avis, à bientôt !", "Merci, toute l'équipe est ravie."},
+	},
+	{
+		{"We are sorry about your visit; please get in touch.", "Thank you for the feedback, we will improve."},
+		{"Thank you so much, see you soon!", "Thanks, the whole team is delighted."},
+	},
+}
+
+// PlaceID reads the place id back from a place's link (lien_maps).
+func (w *World) PlaceID(mapsURL string) (string, bool) {
+	tok, ok := strings.CutPrefix(strings.TrimSpace(mapsURL), "https://maps.sim.test/place/")
+	if !ok || tok == "" || strings.ContainsAny(tok, "/?#") {
+		return "", false
+	}
+	return idPrefix + tok, true
 }
 
 func firstLetter(s string) string {
