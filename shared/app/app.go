@@ -32,6 +32,7 @@ import (
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/viewport"
 	"github.com/prospectdata/svc/shared/webhooks"
 )
 
@@ -138,7 +139,10 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		eng = engine.New(engine.Deps{
 			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
-			Modules:    mods,
+			Modules: mods,
+			Runners: map[string]engine.Runner{
+				jobs.TypeViewportTest: &viewport.Runner{Provider: prov, Now: ad.Now},
+			},
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },

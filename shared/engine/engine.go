@@ -91,6 +91,9 @@ type Deps struct {
 	// Modules are the enrichment modules item jobs run (nil: item jobs
 	// fail, saying their module cannot run here).
 	Modules *enrich.Set
+	// Runners run the single-run jobs by type (delivery_check,
+	// viewport_test): one call whose result is a JSON document.
+	Runners map[string]Runner
 	// ItemWorkers is how many items this process enriches at once, over
 	// all batches (default 32): sites are slow and many, and the fetcher
 	// paces each host on its own.
@@ -249,6 +252,8 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 		return e.handleFinalize(ctx, m)
 	case kindBatch:
 		return e.handleBatch(ctx, m)
+	case kindSingle:
+		return e.handleSingle(ctx, m)
 	case kindSweep:
 		if e.d.OnSweep == nil {
 			return nil

@@ -23,6 +23,7 @@ const (
 	kindFinalize = "finalize"
 	kindSweep    = "sweep"
 	kindBatch    = "batch"
+	kindSingle   = "single"
 )
 
 // SweepMessage is the body of the periodic sweep message (a schedule sends
@@ -65,7 +66,7 @@ func decode(body []byte) (message, error) {
 		return m, errors.New("no job id")
 	}
 	switch m.Kind {
-	case kindStart, kindFinalize:
+	case kindStart, kindFinalize, kindSingle:
 		return m, nil
 	case kindTask:
 		if _, ok := parseTaskID(m.Task); !ok {

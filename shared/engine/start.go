@@ -38,6 +38,9 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	if jobs.ItemModule(j.JobType) {
 		return e.startItems(ctx, j, it)
 	}
+	if r, ok := e.d.Runners[j.JobType]; ok {
+		return e.startSingle(ctx, j, r)
+	}
 	p, err := e.plan(j)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -97,6 +98,9 @@ type Job struct {
 	// CaptureScreenshot is brand_assets' option (JobPublic has no field
 	// for it; email_mode carries the emails module's).
 	CaptureScreenshot bool `json:"-"`
+	// Params are a single-run job's parameters (delivery_check's domain
+	// and subject filter, viewport_test's viewport), as JSON.
+	Params json.RawMessage `json:"-"`
 	// continuation marks the automatic resume of a job stopped at its
 	// maximum run time, which goes first in its pool's queue.
 	continuation bool

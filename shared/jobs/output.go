@@ -56,6 +56,9 @@ func (s *Service) output(ctx context.Context, uid int64, id string) (*Job, error
 	if j.Status.Active() {
 		return nil, errNotDone(j)
 	}
+	if SingleRun(j.JobType) {
+		return nil, errNoCSV(j)
+	}
 	if j.Status == Expired || !j.DownloadAvailable || j.OutputFilename == nil || s.d.Files == nil {
 		return nil, errGone()
 	}
@@ -151,6 +154,9 @@ func (s *Service) Items(ctx context.Context, uid int64, id string, offset, limit
 	}
 	if j.Status == Expired {
 		return errGone()
+	}
+	if SingleRun(j.JobType) {
+		return errNoCSV(j)
 	}
 	if j.Status != Done {
 		return apperr.New(apperr.Invalid, "Le job n'est pas terminé : ses lignes ne sont pas disponibles.",

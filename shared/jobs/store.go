@@ -64,6 +64,9 @@ func item(j *Job) (store.Item, error) {
 	if j.CaptureScreenshot {
 		it["capture_screenshot"] = true
 	}
+	if len(j.Params) > 0 {
+		it["params"] = string(j.Params)
+	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
@@ -106,6 +109,9 @@ func fromItem(it store.Item) (*Job, error) {
 	}
 	j.LowPriority = it.Bool("low_priority")
 	j.CaptureScreenshot = it.Bool("capture_screenshot")
+	if p := it.String("params"); p != "" {
+		j.Params = json.RawMessage(p)
+	}
 	return &j, nil
 }
 

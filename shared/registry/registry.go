@@ -96,7 +96,7 @@ func Entries() []Entry {
 		{Slug: "sort", Category: Tools, Label: Label{"Tri", "Sort"}, Pipelinable: true, APIEndpoint: ep("/api/pipelines"), Pool: Parallel},
 		{Slug: "techstack", Category: Enrich, Label: Label{"Stack technique", "Tech stack"}, Needs: []string{"site_web"}, Produces: []string{"tech_cms", "tech_analytics", "tech_ads_pixels"}, Pipelinable: true, APIEndpoint: ep("/api/jobs/techstack"), Pool: MultiProxy, FeaturePage: "detecter-stack-technique"},
 		{Slug: "verify_emails", Category: Outreach, Label: Label{"Vérification d'emails", "Email verification"}, Needs: []string{"email"}, Produces: []string{"status", "category"}, Pipelinable: true, AlphaReduced: true, APIEndpoint: ep("/api/jobs/verify-emails"), Pool: Parallel, NodeType: "verify", FeaturePage: "verifier-emails"},
-		{Slug: "viewport_test", Category: Signals, Label: Label{"Test d'affichage mobile", "Viewport test"}, Needs: []string{"site_web"}, Produces: []string{"viewport_ok"}, APIEndpoint: ep("/api/jobs/viewport-test"), Pool: Parallel},
+		{Slug: "viewport_test", Category: Signals, Label: Label{"Test de viewport", "Viewport test"}, Needs: []string{"query", "bounds"}, Produces: []string{"report"}, APIEndpoint: ep("/api/jobs/viewport-test"), Pool: Parallel},
 	}
 	frozen := []Entry{
 		{Slug: "finance", Category: Signals, Label: Label{"Données financières", "Financial data"}, Needs: []string{"siren"}, Produces: []string{"ca", "resultat_net"}, AlphaUnavailable: true, APIEndpoint: ep("/api/jobs/finance")},

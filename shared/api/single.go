@@ -1,0 +1,64 @@
+package api
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/viewport"
+)
+
+// MaxSingleBody caps the bodies of the single-run job routes.
+const MaxSingleBody = 16 << 10
+
+// singleRoutes are the single-run jobs (one call, a JSON result, no
+// reusable CSV): viewport_test here, delivery_check with its checker.
+func (s *Server) singleRoutes() []Route {
+	js := s.d.Jobs
+	return []Route{
+		{
+			Method: http.MethodPost, Path: "/api/jobs/viewport-test", Auth: Any, Active: true, Tag: "jobs",
+			MaxBody: MaxSingleBody,
+			Summary: "Viewport test: one query searched over one rectangle of the map, every page, with the results and " +
+				"whether the rectangle is saturated; no reusable CSV (read GET /api/jobs/{id}/viewport-result)",
+			Request: viewport.Request{}, Response: jobs.Job{}, Status: http.StatusOK,
+			Errors: []int{400, 401, 403, 413, 422, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req viewport.Request
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				if err := req.Validate(); err != nil {
+					return err
+				}
+				j, err := js.CreateSingle(r.Context(), c.User, jobs.TypeViewportTest, req, pricing.EFPerSearch)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, j)
+				return nil
+			},
+		},
+		resultRoute(js, "/api/jobs/{id}/viewport-result", jobs.TypeViewportTest, viewport.Report{},
+			"The report of a done viewport_test job: listings, pages, requests, saturation"),
+	}
+}
+
+// resultRoute reads a single-run job's result document.
+func resultRoute(js *jobs.Service, path, jobType string, doc any, summary string) Route {
+	return Route{
+		Method: http.MethodGet, Path: path, Auth: Any, Tag: "jobs", Summary: summary,
+		Response: doc, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},
+		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+			var buf bytes.Buffer
+			if err := js.Result(r.Context(), c.User.ID, r.PathValue("id"), jobType, &buf); err != nil {
+				return err
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusOK)
+			_, err := w.Write(buf.Bytes())
+			return abortOnly(err)
+		},
+	}
+}

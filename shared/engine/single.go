@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Single-run jobs (delivery_check, viewport_test) are one call whose
+// result is a JSON document, not rows: the start moves the job to running
+// and sends one "single" message to the enrichment queue; its handling
+// runs the job's Runner, writes the result file (jobs.ResultKey) and
+// closes the job done. They have no CSV: their items and download routes
+// answer 400, their result route reads the file (docs/data-sources.md).
+
+// Runner runs a single-run job of one type.
+type Runner interface {
+	// Run does the job's work from its parameters (jobs.Job.Params). The
+	// result is written as JSON; count is the job's results_count. An
+	// error fails the job with a message the user reads: a runner keeps
+	// per-part failures (a seed mailbox down) inside its result.
+	Run(ctx context.Context, j *jobs.Job) (result any, count int, err error)
+}
+
+// SingleTimeout bounds one single-run job's call (within the enrichment
+// worker's Lambda timeout).
+const SingleTimeout = 120 * time.Second
+
+func (e *Engine) startSingle(ctx context.Context, j *jobs.Job, _ Runner) error {
+	if j.Status == jobs.Pending {
+		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(1)))
+		if err != nil {
+			return err
+		}
+		switch err := jobs.Transition(ctx, e.d.DB, 0, op); {
+		case errors.Is(err, jobs.ErrTransition):
+			// Started by another delivery, or cancelled: the single
+			// message is sent again below only when still running.
+			if j, _, ok, err := e.load(ctx, j.ID); err != nil || !ok || j.Status != jobs.Running {
+				return err
+			}
+		case err != nil:
+			return fmt.Errorf("start job %s: %w", j.ID, err)
+		default:
+			e.log(ctx, j, true, "Started.", "Démarrage.")
+		}
+	}
+	return e.sendTo(ctx, e.d.ItemQueue, message{Kind: kindSingle, Job: j.ID})
+}
+
+func (e *Engine) handleSingle(ctx context.Context, m message) error {
+	j, _, ok, err := e.load(ctx, m.Job)
+	if err != nil || !ok || j.Status != jobs.Running {
+		return err
+	}
+	r, ok := e.d.Runners[j.JobType]
+	if !ok {
+		return permanent("This job cannot run on this server", fmt.Errorf("no runner for %q", j.JobType))
+	}
+	rctx, cancel := context.WithTimeout(ctx, SingleTimeout)
+	defer cancel()
+	res, count, err := runSafely(rctx, r, j)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return permanent("The job failed: "+err.Error(), err)
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return permanent("The job's result cannot be written", err)
+	}
+	if _, err := e.d.Files.Put(ctx, jobs.ResultKey(j.ID), bytes.NewReader(body), "application/json"); err != nil {
+		return fmt.Errorf("write the result of job %s: %w", j.ID, err)
+	}
+	j.ResultsCount = count
+	j.ProcessedPoints = 1
+	ops, err := jobs.DoneOps(j, e.d.Now(), store.Update{}.Set("processed_points", int64(1)).Set(attrOpenTasks, int64(0)))
+	if err != nil {
+		return err
+	}
+	switch err := jobs.Transition(ctx, e.d.DB, 0, ops...); {
+	case errors.Is(err, jobs.ErrTransition):
+		return nil // cancelled meanwhile
+	case err != nil:
+		return fmt.Errorf("finish job %s: %w", j.ID, err)
+	}
+	e.log(ctx, j, true, fmt.Sprintf("Done: %d results.", count), fmt.Sprintf("Terminé : %d résultats.", count))
+	if e.d.OnTerminal != nil {
+		e.d.OnTerminal(ctx, j)
+	}
+	return nil
+}
+
+// runSafely turns a runner's panic into its error.
+func runSafely(ctx context.Context, r Runner, j *jobs.Job) (res any, count int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return r.Run(ctx, j)
+}

@@ -1,0 +1,117 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
+)
+
+// Single-run jobs are one call whose result is a JSON document, not rows
+// (the engine's Runner): delivery_check and viewport_test. They have no
+// reusable CSV, so their items route answers 400 (spec) and so does their
+// download; their result route reads the document.
+const (
+	TypeDeliveryCheck = "delivery_check"
+	TypeViewportTest  = "viewport_test"
+)
+
+// SingleRun tells whether a job type runs as one call.
+func SingleRun(jobType string) bool {
+	return jobType == TypeDeliveryCheck || jobType == TypeViewportTest
+}
+
+// MaxParams caps a single-run job's stored parameters.
+const MaxParams = 8 << 10
+
+// ResultKey is the file of a single-run job's result.
+func ResultKey(id string) string { return "jobs/" + id + "/result.json" }
+
+// CreateSingle creates a single-run job with its (validated) parameters:
+// the same admission as every job (verified email 403, creation quota
+// 429), then one transaction taking a slot (429) and debiting ef (400).
+func (s *Service) CreateSingle(ctx context.Context, u *accounts.User, jobType string, params any, ef float64) (*Job, error) {
+	if !SingleRun(jobType) {
+		return nil, apperr.Missing()
+	}
+	if err := s.admit(ctx, u); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(params)
+	if err != nil || len(raw) > MaxParams {
+		return nil, apperr.New(apperr.Invalid, "Paramètres invalides.", "Invalid parameters.")
+	}
+	if s.d.Files == nil {
+		return nil, apperr.New(apperr.Unavailable, "Les jobs ne peuvent pas tourner ici.", "Jobs cannot run here.")
+	}
+	now := s.d.Now()
+	source := s.d.Source
+	if s.d.ModuleSource != nil {
+		if src := s.d.ModuleSource(jobType); src != "" {
+			source = src
+		}
+	}
+	j := &Job{
+		ID: newID(), JobType: jobType, Queries: []string{}, Zones: []string{}, Status: Pending,
+		GridPointsCount: 1, EFCost: ef, CreatedAt: formatTime(now),
+		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
+		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
+		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
+		Params: raw,
+	}
+	if err := s.insert(ctx, j, ef); err != nil {
+		return nil, err
+	}
+	if err := s.schedule(ctx, j); err != nil {
+		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
+	}
+	return j, nil
+}
+
+// errNoCSV is the 400 of the row routes on a job without a reusable CSV.
+func errNoCSV(j *Job) error {
+	return apperr.New(apperr.Invalid,
+		fmt.Sprintf("Un job %s n'a pas de CSV réutilisable : lisez son résultat.", j.JobType),
+		fmt.Sprintf("A %s job has no reusable CSV: read its result.", j.JobType))
+}
+
+// Result writes the result document of the user's single-run job of the
+// type: 404 for another's or an unknown job, 400 for a job of another type
+// or not done, 410 when expired or missing.
+func (s *Service) Result(ctx context.Context, uid int64, id, jobType string, w io.Writer) error {
+	j, err := s.Get(ctx, uid, id)
+	if err != nil {
+		return err
+	}
+	if j.JobType != jobType {
+		return apperr.New(apperr.Invalid, fmt.Sprintf("Ce job n'est pas un job %s.", jobType),
+			fmt.Sprintf("This job is not a %s job.", jobType))
+	}
+	switch {
+	case j.Status == Expired:
+		return errGone()
+	case j.Status.Active():
+		return errNotDone(j)
+	case j.Status != Done:
+		return apperr.New(apperr.Invalid, fmt.Sprintf("Le job est %s : il n'a pas de résultat.", j.Status),
+			fmt.Sprintf("The job is %s: it has no result.", j.Status))
+	}
+	if s.d.Files == nil {
+		return errGone()
+	}
+	rc, _, err := s.d.Files.Open(ctx, ResultKey(id))
+	if errors.Is(err, blob.ErrNotFound) {
+		return errGone()
+	}
+	if err != nil {
+		return fmt.Errorf("open the result of %s: %w", id, err)
+	}
+	defer rc.Close()
+	_, err = io.Copy(w, rc)
+	return err
+}
