@@ -43,6 +43,36 @@ type Config struct {
 	// (SVC_CHROMIUM_PACK; the AWS enrichment worker's layer), used for
 	// screenshots when no Chromium is installed.
 	ChromiumPack string
+	// Sources are the data-source modules' upstreams (docs/data-sources.md).
+	Sources Sources
+}
+
+// Sources configure the data-source modules. With SVC_DATA_SOURCES=sim
+// (the default under the sim map provider) every module reads the sim
+// world's twin of its source, labelled "sim" on its jobs; with "real" (the
+// default under google) the configured upstreams.
+type Sources struct {
+	Mode string // sim or real
+	// RegistersURL is the company-search API (SVC_REGISTERS_URL),
+	// BodaccURL the BODACC open-data API (SVC_BODACC_URL), RegistersKey
+	// an optional key (SVC_REGISTERS_KEY).
+	RegistersURL, BodaccURL, RegistersKey string
+	// OverpassURL is the OpenStreetMap Overpass API (SVC_OVERPASS_URL).
+	OverpassURL string
+	// PageSpeedURL and PageSpeedKey: PageSpeed Insights v5
+	// (SVC_PAGESPEED_URL, SVC_PAGESPEED_KEY).
+	PageSpeedURL, PageSpeedKey string
+	// SMTPProbe turns the SMTP dialogue of verify_emails on (SVC_SMTP_PROBE,
+	// default on; the AWS stack sets it off: Lambda blocks port 25);
+	// SMTPHelo and SMTPMailFrom are its EHLO name and MAIL FROM.
+	SMTPProbe              bool
+	SMTPHelo, SMTPMailFrom string
+	// DeliverySeeds is the JSON of delivery_check's seed mailboxes
+	// (SVC_DELIVERY_SEEDS; on AWS read from Secrets Manager).
+	DeliverySeeds string
+	// PhonePlanDir holds ARCEP's numbering-plan files for phone_info
+	// (SVC_PHONE_PLAN_DIR: MAJNUM.csv and the operators' list).
+	PhonePlanDir string
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
@@ -75,6 +105,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 	default:
 		return c, fmt.Errorf("SVC_MAP_PROVIDER: %q is neither sim nor google", c.MapProvider)
+	}
+	if err := c.readSources(getenv); err != nil {
+		return c, err
 	}
 	c.SimLatency = 20 * time.Millisecond
 	if v := strings.TrimSpace(getenv("SVC_SIM_LATENCY_MS")); v != "" {
@@ -168,4 +201,38 @@ func (c Config) SessionKey() ([]byte, error) {
 		return nil, fmt.Errorf("session key: %w", err)
 	}
 	return k, nil
+}
+
+func (c *Config) readSources(getenv func(string) string) error {
+	def := "real"
+	if c.MapProvider == "sim" {
+		def = "sim"
+	}
+	s := Sources{
+		Mode:          strings.ToLower(strings.TrimSpace(or(getenv("SVC_DATA_SOURCES"), def))),
+		RegistersURL:  strings.TrimRight(or(getenv("SVC_REGISTERS_URL"), "https://recherche-entreprises.api.gouv.fr"), "/"),
+		BodaccURL:     strings.TrimRight(or(getenv("SVC_BODACC_URL"), "https://bodacc-datadila.opendatasoft.com"), "/"),
+		RegistersKey:  strings.TrimSpace(getenv("SVC_REGISTERS_KEY")),
+		OverpassURL:   or(getenv("SVC_OVERPASS_URL"), "https://overpass-api.de/api/interpreter"),
+		PageSpeedURL:  or(getenv("SVC_PAGESPEED_URL"), "https://www.googleapis.com/pagespeedonline/v5/runPagespeed"),
+		PageSpeedKey:  strings.TrimSpace(getenv("SVC_PAGESPEED_KEY")),
+		SMTPHelo:      or(getenv("SVC_SMTP_HELO"), "verify.svc.localhost"),
+		SMTPMailFrom:  or(getenv("SVC_SMTP_MAIL_FROM"), "verify@svc.localhost"),
+		DeliverySeeds: getenv("SVC_DELIVERY_SEEDS"),
+		PhonePlanDir:  strings.TrimSpace(getenv("SVC_PHONE_PLAN_DIR")),
+	}
+	switch s.Mode {
+	case "sim", "real":
+	default:
+		return fmt.Errorf("SVC_DATA_SOURCES: %q is neither sim nor real", s.Mode)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(or(getenv("SVC_SMTP_PROBE"), "on"))); v {
+	case "on", "true", "1":
+		s.SMTPProbe = true
+	case "off", "false", "0":
+	default:
+		return fmt.Errorf("SVC_SMTP_PROBE: %q is neither on nor off", v)
+	}
+	c.Sources = s
+	return nil
 }

@@ -133,18 +133,51 @@ func sleep(ctx context.Context, d time.Duration) error {
 // TLS, refused, timeout, an address refused by the guard), ErrRobots,
 // ErrScheme or ErrRedirects, wrapped with the URL.
 func (f *Fetcher) Fetch(ctx context.Context, raw string) (*Page, error) {
+	return f.fetch(ctx, raw, fetchOpts{robots: true, max: MaxBody, timeout: Timeout})
+}
+
+// MaxFile and FileTimeout bound FetchFile.
+const (
+	MaxFile     = 16 << 20
+	FileTimeout = 60 * time.Second
+)
+
+// ErrTooLarge: a file longer than FetchFile's cap.
+var ErrTooLarge = errors.New("crawl: file too large")
+
+// FetchFile GETs a file a user named (an import's spreadsheet address):
+// the same guarded transport, redirect cap, pacing and User-Agent as
+// Fetch, but not robots.txt, which governs crawling, not one read a user
+// asks for (docs/crawl.md), and the bytes as they came, at most max
+// (MaxFile when 0 or more than MaxFile); a longer file is ErrTooLarge.
+func (f *Fetcher) FetchFile(ctx context.Context, raw string, max int64) (*Page, error) {
+	if max <= 0 || max > MaxFile {
+		max = MaxFile
+	}
+	return f.fetch(ctx, raw, fetchOpts{max: max, raw: true, timeout: FileTimeout})
+}
+
+// fetchOpts are what differs between a crawl's page and a named file.
+type fetchOpts struct {
+	robots  bool
+	raw     bool // keep the bytes; a body over max is an error
+	max     int64
+	timeout time.Duration
+}
+
+func (f *Fetcher) fetch(ctx context.Context, raw string, o fetchOpts) (*Page, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("crawl: %q: %w", raw, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	for hop := 0; ; hop++ {
 		if u.Scheme != "http" && u.Scheme != "https" {
 			return nil, fmt.Errorf("%s: %w", u, ErrScheme)
 		}
 		u.Fragment = ""
-		p, next, err := f.get(ctx, u)
+		p, next, err := f.get(ctx, u, o)
 		if err != nil {
 			return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 		}
@@ -160,10 +193,12 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (*Page, error) {
 
 // get makes one request; next is the redirect target when the answer is a
 // redirect with a Location.
-func (f *Fetcher) get(ctx context.Context, u *url.URL) (*Page, *url.URL, error) {
+func (f *Fetcher) get(ctx context.Context, u *url.URL, o fetchOpts) (*Page, *url.URL, error) {
 	h := f.host(u)
-	if err := f.allowed(ctx, h, u); err != nil {
-		return nil, nil, err
+	if o.robots {
+		if err := f.allowed(ctx, h, u); err != nil {
+			return nil, nil, err
+		}
 	}
 	res, err := f.do(ctx, h, u)
 	if err != nil {
@@ -176,6 +211,16 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL) (*Page, *url.URL, error) 
 			return nil, nil, fmt.Errorf("bad Location %q: %w", loc, err)
 		}
 		return nil, next, nil
+	}
+	if o.raw {
+		body, err := io.ReadAll(io.LimitReader(res.Body, o.max+1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read body: %w", err)
+		}
+		if int64(len(body)) > o.max {
+			return nil, nil, fmt.Errorf("more than %d bytes: %w", o.max, ErrTooLarge)
+		}
+		return NewPage(u, res.StatusCode, res.Header, body), nil, nil
 	}
 	body, err := readBody(res)
 	if err != nil {

@@ -266,3 +266,51 @@ func TestPacingAndSession(t *testing.T) {
 		t.Errorf("waits %v, want the last near MaxDelay (%v)", waits, crawl.MaxDelay)
 	}
 }
+
+// TestFetchFile: a file a user named is read whatever robots.txt says, as
+// bytes, within its cap; the guard still refuses an internal address.
+func TestFetchFile(t *testing.T) {
+	csvBody := "nom;ville\nDurand;Lyon\n"
+	s := newSite(t, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /\n") },
+		"/list.csv": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/csv; charset=windows-1252")
+			fmt.Fprint(w, csvBody)
+		},
+		"/big.csv": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, strings.Repeat("x;y\n", 1000)) },
+		"/moved":   func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/list.csv", http.StatusFound) },
+		"/inside":  func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "http://10.0.0.1/x", http.StatusFound) },
+	})
+	f := fetcher(t, nil)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, path string
+		max        int64
+		want       string
+		err        error
+	}{
+		{"robots.txt does not apply", "/list.csv", 0, csvBody, nil},
+		{"a redirect is followed", "/moved", 0, csvBody, nil},
+		{"over the cap", "/big.csv", 100, "", crawl.ErrTooLarge},
+		{"within the cap", "/big.csv", 4000, strings.Repeat("x;y\n", 1000), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := f.FetchFile(ctx, s.srv.URL+tt.path, tt.max)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil || string(p.Body) != tt.want {
+				t.Fatalf("%v %q", err, p.Body)
+			}
+		})
+	}
+	if _, err := f.FetchFile(ctx, s.srv.URL+"/inside", 0); err == nil {
+		t.Error("a redirect to an internal address was followed")
+	}
+	if _, err := f.Fetch(ctx, s.srv.URL+"/list.csv"); !errors.Is(err, crawl.ErrRobots) {
+		t.Errorf("a crawl's Fetch: %v, want robots.txt obeyed", err)
+	}
+}

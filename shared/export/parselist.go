@@ -40,6 +40,25 @@ const sniffRecords = 20
 // ErrTooLarge, ErrEmpty, ErrNoHeader, ErrMalformed (a *MalformedError with
 // the line) or ErrTooManyItems.
 func ParseList(r io.Reader, maxBytes int64, maxItems int) ([]map[string]string, error) {
+	cols, rows, err := ParseTable(r, maxBytes, maxItems)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]string, len(rows))
+	for i, row := range rows {
+		item := make(map[string]string, len(cols))
+		for j, c := range cols {
+			item[c] = row[j]
+		}
+		items[i] = item
+	}
+	return items, nil
+}
+
+// ParseTable is ParseList keeping the columns' order: the header's named
+// columns (unique keys, as ParseList's) and each row's cells aligned with
+// them. An import's columns pass through a pipeline in this order.
+func ParseTable(r io.Reader, maxBytes int64, maxItems int) (columns []string, rows [][]string, err error) {
 	if maxBytes <= 0 {
 		maxBytes = MaxParseListBytes
 	}
@@ -48,17 +67,17 @@ func ParseList(r io.Reader, maxBytes int64, maxItems int) ([]map[string]string, 
 	}
 	raw, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("export: read list: %w", err)
+		return nil, nil, fmt.Errorf("export: read list: %w", err)
 	}
 	if int64(len(raw)) > maxBytes {
-		return nil, fmt.Errorf("export: list longer than %d bytes: %w", maxBytes, ErrTooLarge)
+		return nil, nil, fmt.Errorf("export: list longer than %d bytes: %w", maxBytes, ErrTooLarge)
 	}
 	text, err := decodeText(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, fmt.Errorf("export: list is empty: %w", ErrEmpty)
+		return nil, nil, fmt.Errorf("export: list is empty: %w", ErrEmpty)
 	}
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.Comma = detectDelimiter(text)
@@ -74,47 +93,51 @@ type listColumn struct {
 }
 
 // readList reads the header and the items.
-func readList(cr *csv.Reader, maxItems int) ([]map[string]string, error) {
+func readList(cr *csv.Reader, maxItems int) ([]string, [][]string, error) {
 	header, err := nextRecord(cr)
 	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("export: list is empty: %w", ErrEmpty)
+		return nil, nil, fmt.Errorf("export: list is empty: %w", ErrEmpty)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range header {
 		if looksLikeValue(name) {
 			line, _ := cr.FieldPos(0)
-			return nil, fmt.Errorf("export: line %d is data (%q), not a header row: %w", line, name, ErrNoHeader)
+			return nil, nil, fmt.Errorf("export: line %d is data (%q), not a header row: %w", line, name, ErrNoHeader)
 		}
 	}
 	cols := namedColumns(header)
 	width := len(header)
-	var items []map[string]string
+	keys := make([]string, len(cols))
+	for i, c := range cols {
+		keys[i] = c.key
+	}
+	var rows [][]string
 	for {
 		rec, err := nextRecord(cr)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkWidth(cr, rec, width); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		item, ok := listItem(cols, rec)
+		row, ok := listRow(cols, rec)
 		if !ok {
 			continue // values only under unnamed columns: nothing to send
 		}
-		if len(items) == maxItems {
-			return nil, fmt.Errorf("export: more than %d rows: %w", maxItems, ErrTooManyItems)
+		if len(rows) == maxItems {
+			return nil, nil, fmt.Errorf("export: more than %d rows: %w", maxItems, ErrTooManyItems)
 		}
-		items = append(items, item)
+		rows = append(rows, row)
 	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("export: list has a header and no row: %w", ErrEmpty)
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("export: list has a header and no row: %w", ErrEmpty)
 	}
-	return items, nil
+	return keys, rows, nil
 }
 
 // nextRecord returns the next record with its cells trimmed, skipping
@@ -195,19 +218,17 @@ func namedColumns(header []string) []listColumn {
 	return cols
 }
 
-// listItem is one record as an item, a short record's missing cells "";
-// ok is false when the item has no value.
-func listItem(cols []listColumn, rec []string) (item map[string]string, ok bool) {
-	item = make(map[string]string, len(cols))
-	for _, c := range cols {
-		v := ""
+// listRow is one record's cells under the named columns, a short record's
+// missing cells ""; ok is false when the row has no value.
+func listRow(cols []listColumn, rec []string) (row []string, ok bool) {
+	row = make([]string, len(cols))
+	for i, c := range cols {
 		if c.index < len(rec) {
-			v = rec[c.index]
+			row[i] = rec[c.index]
 		}
-		item[c.key] = v
-		ok = ok || v != ""
+		ok = ok || row[i] != ""
 	}
-	return item, ok
+	return row, ok
 }
 
 // decodeText returns the text as UTF-8 without a BOM.

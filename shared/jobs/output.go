@@ -65,6 +65,21 @@ func (s *Service) output(ctx context.Context, uid int64, id string) (*Job, error
 	return j, nil
 }
 
+// OpenOutput opens the CSV of the user's job with the checks of every
+// output route (404, 400 not finished or no reusable CSV, 410 gone): an
+// import from an earlier job reads it.
+func (s *Service) OpenOutput(ctx context.Context, uid int64, id string) (*Job, io.ReadCloser, error) {
+	j, err := s.output(ctx, uid, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, err := s.openCSV(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return j, rc, nil
+}
+
 func (s *Service) openCSV(ctx context.Context, id string) (io.ReadCloser, error) {
 	rc, _, err := s.d.Files.Open(ctx, OutputKey(id))
 	if errors.Is(err, blob.ErrNotFound) {
