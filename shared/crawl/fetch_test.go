@@ -279,7 +279,9 @@ func TestFetchFile(t *testing.T) {
 		},
 		"/big.csv": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, strings.Repeat("x;y\n", 1000)) },
 		"/moved":   func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/list.csv", http.StatusFound) },
-		"/inside":  func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "http://10.0.0.1/x", http.StatusFound) },
+		"/inside": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://10.0.0.1/x", http.StatusFound)
+		},
 	})
 	f := fetcher(t, nil)
 	ctx := context.Background()
