@@ -31,6 +31,9 @@ type settings struct {
 	// verbatim (SVC_INVITATION_CODES, SVC_ADMIN_EMAILS).
 	InvitationCodes string
 	AdminEmails     string
+	// DataSources is SVC_DATA_SOURCES of every function: "sim" (the
+	// default, as the stack runs the sim map provider) or "real".
+	DataSources string
 }
 
 // Context keys and their defaults. cdk.json repeats the defaults so that the
@@ -43,6 +46,7 @@ const (
 	ctxSESIdentityARN  = "sesIdentityArn"
 	ctxInvitationCodes = "invitationCodes"
 	ctxAdminEmails     = "adminEmails"
+	ctxDataSources     = "dataSources"
 
 	defaultAssetDir = "../dist"
 	// The local server's default sender (shared/config), so that the
@@ -61,6 +65,7 @@ func contextDefaults() map[string]string {
 		ctxSESIdentityARN:  "",
 		ctxInvitationCodes: "",
 		ctxAdminEmails:     "",
+		ctxDataSources:     "sim",
 	}
 }
 
@@ -101,6 +106,7 @@ func readSettings(node constructs.Node) (settings, error) {
 		{ctxSESIdentityARN, &s.SESIdentityARN},
 		{ctxInvitationCodes, &s.InvitationCodes},
 		{ctxAdminEmails, &s.AdminEmails},
+		{ctxDataSources, &s.DataSources},
 	} {
 		if *f.dst, err = get(f.key); err != nil {
 			return s, err
@@ -119,6 +125,13 @@ func readSettings(node constructs.Node) (settings, error) {
 			return s, fmt.Errorf("context %s %q: %w", ctxMailFrom, s.MailFrom, err)
 		}
 		s.MailDomain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+	}
+	switch s.DataSources {
+	case "":
+		s.DataSources = "sim"
+	case "sim", "real":
+	default:
+		return s, fmt.Errorf("context %s %q is neither sim nor real", ctxDataSources, s.DataSources)
 	}
 	if s.SESIdentityARN != "" && !strings.HasPrefix(s.SESIdentityARN, "arn:") {
 		return s, fmt.Errorf("context %s %q is not an ARN", ctxSESIdentityARN, s.SESIdentityARN)

@@ -49,6 +49,9 @@ type Stack struct {
 	Bucket        awss3.Bucket
 	API           awsapigatewayv2.HttpApi
 	SessionSecret awssecretsmanager.Secret
+	// SourceSecrets holds the data-source modules' keys and seed
+	// mailboxes (dataSourceSecretKeys), filled by the operator.
+	SourceSecrets awssecretsmanager.Secret
 
 	chromium awslambda.ILayerVersion // the Chromium pack's layer, once made
 }
@@ -117,6 +120,18 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 			IncludeSpace:       jsii.Bool(false),
 		},
 	})
+	// Created with empty values: the operator puts the real ones in the
+	// secret after the first deploy (docs/aws.md), and the next deploy
+	// hands them to the workers. No key is ever in code.
+	placeholders := map[string]awscdk.SecretValue{}
+	for _, k := range dataSourceSecretKeys {
+		placeholders[k.field] = awscdk.SecretValue_UnsafePlainText(jsii.String(""))
+	}
+	s.SourceSecrets = awssecretsmanager.NewSecret(stack, jsii.String("DataSourceSecrets"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Keys and seed mailboxes of the data-source modules (PageSpeed key, registers key, " +
+			"delivery_check seeds as JSON); fill after the first deploy."),
+		SecretObjectValue: &placeholders,
+	})
 	// CORS stays off: the pages and the API share the gateway's origin, and
 	// API-key callers are servers. The default stage auto-deploys.
 	s.API = awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
@@ -168,6 +183,16 @@ type fnSpec struct {
 	files              bool
 	// browser: x86_64 with the Chromium pack as a layer (app.Worker).
 	browser bool
+	// sources: the data-source modules' secrets in its environment.
+	sources bool
+}
+
+// dataSourceSecretKeys are the fields of DataSourceSecrets and the
+// variables they become in the workers that run the data-source modules.
+var dataSourceSecretKeys = []struct{ field, env string }{
+	{"pagespeed_key", "SVC_PAGESPEED_KEY"},
+	{"registers_key", "SVC_REGISTERS_KEY"},
+	{"delivery_seeds", "SVC_DELIVERY_SEEDS"},
 }
 
 // chromiumLayerAsset is the zip of the serverless Chromium pack (make
@@ -192,6 +217,15 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 		// cold start; the price is that the value shows in the function
 		// configuration (docs/aws.md).
 		"SVC_SESSION_SECRET": s.SessionSecret.SecretValue().UnsafeUnwrap(),
+		"SVC_DATA_SOURCES":   jsii.String(cfg.DataSources),
+		// Lambda blocks outbound port 25: verify_emails stops at DNS
+		// (docs/verify.md).
+		"SVC_SMTP_PROBE": jsii.String("off"),
+	}
+	if f.sources {
+		for _, k := range dataSourceSecretKeys {
+			env[k.env] = s.SourceSecrets.SecretValueFromJson(jsii.String(k.field)).UnsafeUnwrap()
+		}
 	}
 	for _, t := range f.tables {
 		env[tableEnv(t)] = s.Tables[t].TableName()
@@ -273,7 +307,7 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	fn := s.addFunction(fnSpec{
 		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
-		browser: w.Browser,
+		browser: w.Browser, sources: w.Sources,
 	}, cfg, baseURL)
 	if w.Queue != "" {
 		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{

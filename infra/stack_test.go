@@ -219,7 +219,7 @@ func TestStack(t *testing.T) {
 			{"AWS::Lambda::Function", len(groups) + len(workers)}, // no custom-resource Lambda sneaks in
 			{"AWS::SQS::Queue", len(queues)},
 			{"AWS::S3::Bucket", 1},
-			{"AWS::SecretsManager::Secret", 1},
+			{"AWS::SecretsManager::Secret", 2}, // sessions, data-source keys
 			{"AWS::ApiGatewayV2::Api", 1},
 			{"AWS::ApiGatewayV2::Stage", 1},
 			{"AWS::ApiGatewayV2::Integration", len(groups)},
@@ -412,7 +412,8 @@ func TestStack(t *testing.T) {
 					t.Errorf("timeout %v s, want %d", to, functionTimeoutS)
 				}
 				env := props(fn)["Environment"].(map[string]any)["Variables"].(map[string]any)
-				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET"}
+				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET",
+					"SVC_DATA_SOURCES", "SVC_SMTP_PROBE"}
 				for _, tb := range g.Tables {
 					want = append(want, tableEnv(tb))
 					if got := env[tableEnv(tb)]; !reflect.DeepEqual(got, map[string]any{"Ref": logicalID(s, s.Tables[tb])}) {
@@ -780,6 +781,19 @@ func TestWorkers(t *testing.T) {
 				}
 			case len(arch) != 1 || arch[0] != "arm64" || len(layers) != 0:
 				t.Errorf("arch %v, layers %v", arch, layers)
+			}
+			// The data-source workers read their keys from the stack's
+			// secret (a deploy-time reference, never a value); Lambda
+			// blocks port 25, so the SMTP probe is off everywhere.
+			if env["SVC_SMTP_PROBE"] != "off" || env["SVC_DATA_SOURCES"] != "sim" {
+				t.Errorf("probe %v, sources %v", env["SVC_SMTP_PROBE"], env["SVC_DATA_SOURCES"])
+			}
+			for _, k := range dataSourceSecretKeys {
+				b, _ := json.Marshal(env[k.env])
+				ref := strings.Contains(string(b), "resolve:secretsmanager") && strings.Contains(string(b), ":SecretString:"+k.field)
+				if w.Sources != ref {
+					t.Errorf("%s: %s", k.env, b)
+				}
 			}
 			fromQueue, fromStream := false, false
 			for _, m := range ofType(tj, "AWS::Lambda::EventSourceMapping") {

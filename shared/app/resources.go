@@ -70,6 +70,9 @@ type Worker struct {
 	Browser bool
 	// Gazetteer: load it during init.
 	Gazetteer bool
+	// Sources: the worker runs the data-source modules, so it gets their
+	// keys and seed mailboxes from the stack's DataSourceSecrets.
+	Sources bool
 }
 
 // Schedule is a message sent to a queue at a fixed rate: on AWS an
@@ -103,7 +106,7 @@ func Workers() []Worker {
 		// to the tasks queue. Items run at once within a batch, each
 		// bounded by enrich.ItemTimeout.
 		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true,
+		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).
