@@ -131,7 +131,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	// The modules are built everywhere: the API names a module job's
 	// source at creation, the workers run them.
-	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.Log)
+	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.DB, ad.Log)
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below

@@ -80,6 +80,10 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 		// Reviews come from the map provider, through each row's
 		// lien_maps: almost every sim place has some.
 		{"reviews", "reviews", map[string]any{"max_reviews": 3, "period_months": 0}, []string{"reviews_list", "owner_replied"}, 20},
+		{"pagespeed", "pagespeed", nil, []string{"perf_score", "seo_score", "accessibility_score", "best_practices_score", "lcp", "cls", "inp"}, 8},
+		{"phone-info", "phone_info", map[string]any{"live_mode": "cache_only"}, []string{"phone_e164", "phone_national", "phone_country",
+			"phone_line_type", "phone_carrier_original", "phone_carrier_current", "phone_is_ported", "phone_is_reachable", "phone_is_valid",
+			"phone_operator_siret", "phone_operator_address", "phone_operator_registered_since"}, 20},
 	} {
 		t.Run(tt.jobType, func(t *testing.T) {
 			body := map[string]any{"items": items, "source_job_id": src}
@@ -112,7 +116,7 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 				}
 				if rec[in] != "" {
 					found++
-					if rec[1] == "" && tt.jobType != "reviews" {
+					if rec[1] == "" && tt.jobType != "reviews" && tt.jobType != "phone_info" {
 						t.Errorf("row %d: %s found without a site", i, tt.produces[0])
 					}
 				}

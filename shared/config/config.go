@@ -59,8 +59,8 @@ type Sources struct {
 	RegistersURL, BodaccURL, RegistersKey string
 	// OverpassURL is the OpenStreetMap Overpass API (SVC_OVERPASS_URL).
 	OverpassURL string
-	// PageSpeedURL and PageSpeedKey: PageSpeed Insights v5
-	// (SVC_PAGESPEED_URL, SVC_PAGESPEED_KEY).
+	// PageSpeedURL (the API's root) and PageSpeedKey: PageSpeed Insights
+	// v5 (SVC_PAGESPEED_URL, SVC_PAGESPEED_KEY).
 	PageSpeedURL, PageSpeedKey string
 	// SMTPProbe turns the SMTP dialogue of verify_emails on (SVC_SMTP_PROBE,
 	// default on; the AWS stack sets it off: Lambda blocks port 25);
@@ -214,7 +214,7 @@ func (c *Config) readSources(getenv func(string) string) error {
 		BodaccURL:     strings.TrimRight(or(getenv("SVC_BODACC_URL"), "https://bodacc-datadila.opendatasoft.com"), "/"),
 		RegistersKey:  strings.TrimSpace(getenv("SVC_REGISTERS_KEY")),
 		OverpassURL:   or(getenv("SVC_OVERPASS_URL"), "https://overpass-api.de/api/interpreter"),
-		PageSpeedURL:  or(getenv("SVC_PAGESPEED_URL"), "https://www.googleapis.com/pagespeedonline/v5/runPagespeed"),
+		PageSpeedURL:  strings.TrimRight(or(getenv("SVC_PAGESPEED_URL"), "https://www.googleapis.com"), "/"),
 		PageSpeedKey:  strings.TrimSpace(getenv("SVC_PAGESPEED_KEY")),
 		SMTPHelo:      or(getenv("SVC_SMTP_HELO"), "verify.svc.localhost"),
 		SMTPMailFrom:  or(getenv("SVC_SMTP_MAIL_FROM"), "verify@svc.localhost"),
