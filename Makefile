@@ -118,3 +118,17 @@ $(GAZ_DIR)/package.json: tools/gazetteer/package.json
 	mkdir -p $(GAZ_DIR)
 	cp tools/gazetteer/package.json $(GAZ_DIR)/package.json
 	cd $(GAZ_DIR) && npm install --no-audit --no-fund --no-package-lock --loglevel=error || { rm -f package.json; exit 1; }
+
+## disposable: regenerate shared/verify/disposable/domains.txt and source.go
+## from the npm package of tools/disposable/package.json (docs/verify.md);
+## the files are committed, so neither the tests nor the service need npm
+DISP_DIR := $(TOOLS)/disposable
+
+.PHONY: disposable
+disposable: $(DISP_DIR)/package.json
+	$(GO) run ./tools/disposable -src $(DISP_DIR)/node_modules/disposable-email-domains -out shared/verify/disposable
+
+$(DISP_DIR)/package.json: tools/disposable/package.json
+	mkdir -p $(DISP_DIR)
+	cp tools/disposable/package.json $(DISP_DIR)/package.json
+	cd $(DISP_DIR) && npm install --no-audit --no-fund --no-package-lock --loglevel=error || { rm -f package.json; exit 1; }

@@ -356,3 +356,59 @@ func TestSiteFinderOnSim(t *testing.T) {
 	}
 	t.Logf("site_finder: %d of %d sites found, %d wrong", right, sites, wrong)
 }
+
+// TestVerifyAfterEmails: the rows of an emails job go on to verify-emails
+// (its items hold the email column), which checks them against the sim
+// world's mail: DNS, then an SMTP dialogue up to RCPT TO.
+func TestVerifyAfterEmails(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("verify@example.org", fixturePassword)
+	c.Verify("verify@example.org")
+	_, items := scrapeRows(t, c, "boulangerie", "Lyon", 40)
+	em := c.Do("POST", "/api/jobs/emails", map[string]any{"items": items}).Must(t, 200).JSON()
+	if got := waitJob(t, c, em["id"].(string), finished); got["status"] != "done" {
+		t.Fatalf("emails: %v", got)
+	}
+	var page struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal(c.Do("GET", "/api/jobs/"+em["id"].(string)+"/items", nil).Must(t, 200).Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	v := c.Do("POST", "/api/jobs/verify-emails", map[string]any{"items": page.Items, "source_job_id": em["id"]}).Must(t, 200).JSON()
+	if v["job_type"] != "verify_emails" || v["source"] != "sim" {
+		t.Fatalf("created: %v", v)
+	}
+	if got := waitJob(t, c, v["id"].(string), finished); got["status"] != "done" || got["results_count"] != 40.0 {
+		t.Fatalf("verify: %v", got)
+	}
+	recs := readCSV(t, c, v["id"].(string))
+	h := recs[0]
+	// The rows' own category (of the business) stays; the email's is
+	// category_2.
+	if !slices.Equal(h[len(h)-2:], []string{"status", "category_2"}) || !slices.Contains(h, "category") {
+		t.Fatalf("header %q", h)
+	}
+	cat := slices.Index(h, "category")
+	for i, r := range recs[1:] {
+		if r[cat] != page.Items[i]["category"] {
+			t.Fatalf("row %d: category %q, was %v", i, r[cat], page.Items[i]["category"])
+		}
+	}
+	at := slices.Index(h, "email")
+	counts := map[string]int{}
+	for _, r := range recs[1:] {
+		status, cat := r[len(r)-2], r[len(r)-1]
+		if (r[at] == "") != (status == "") {
+			t.Errorf("email %q, status %q", r[at], status)
+		}
+		if status != "" {
+			counts[status+"/"+cat]++
+		}
+	}
+	if counts["valid/role"] < 5 {
+		t.Errorf("verdicts %v: the sim sites' contact@ addresses should mostly be valid", counts)
+	}
+	t.Logf("verdicts: %v", counts)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,7 +19,9 @@ import (
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/verify"
 )
 
 // The data-source modules read upstreams other than the items' sites
@@ -42,11 +45,12 @@ type sources struct {
 	sim  bool
 	http *http.Client // to the upstreams (or the twins)
 	db   store.DB
+	prov *lazyProvider
 	log  *slog.Logger
 }
 
 func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, db store.DB, log *slog.Logger) *sources {
-	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, log: log}
+	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, log: log}
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if s.sim {
 		tr = simHosts{handlers: map[string]http.Handler{
@@ -79,9 +83,76 @@ func (s *sources) modules() []enrich.Module {
 	} else {
 		mods = append(mods, pagespeed.Module(c, s.label("PageSpeed Insights")))
 	}
+	mods = append(mods, s.verifyModule())
 	mods = append(mods, phoneinfo.Module(phoneinfo.Deps{Plan: s.phonePlan(), Cache: phoneinfo.StoreCache(s.db.Table(accounts.Table)),
 		Source: s.label("")}))
 	return mods
+}
+
+// verifyModule is verify_emails over DNS and the domains' mail servers,
+// or over the sim world's mail. One checker per process: its caches (a
+// domain's MX and catch-all probe) span the jobs.
+func (s *sources) verifyModule() enrich.Module {
+	src := s.cfg.Sources
+	opt := verify.Options{HeloName: src.SMTPHelo, MailFrom: src.SMTPMailFrom, SkipSMTP: !src.SMTPProbe}
+	if src.SMTPProxy != "" {
+		d, err := verify.ProxyDialer(src.SMTPProxy)
+		if err != nil {
+			s.log.Error("verify_emails: SVC_SMTP_PROXY", "err", err)
+		} else {
+			opt.Dialer, opt.SkipSMTP = d, false
+		}
+	}
+	if s.sim {
+		m := simMail{prov: s.prov}
+		opt = verify.Options{Resolver: m, Dialer: m, AllowPrefixes: sim.MailPrefixes()}
+		return verify.Module(verify.New(opt), "sim")
+	}
+	label := "dns+smtp"
+	if opt.SkipSMTP {
+		label = "dns"
+	}
+	return verify.Module(verify.New(opt), label)
+}
+
+// simMail is the sim world's mail, reached once the world is loaded (the
+// world loads on its first use, not when the modules are built).
+type simMail struct{ prov *lazyProvider }
+
+func (m simMail) mail() (*sim.Mail, error) {
+	p, err := m.prov.get()
+	if err != nil {
+		return nil, err
+	}
+	w, ok := p.(*sim.World)
+	if !ok {
+		return nil, fmt.Errorf("sim mail: the map provider is %s", p.Name())
+	}
+	return w.Mail(), nil
+}
+
+func (m simMail) LookupMX(ctx context.Context, name string) ([]*net.MX, error) {
+	ml, err := m.mail()
+	if err != nil {
+		return nil, err
+	}
+	return ml.LookupMX(ctx, name)
+}
+
+func (m simMail) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	ml, err := m.mail()
+	if err != nil {
+		return nil, err
+	}
+	return ml.LookupIPAddr(ctx, host)
+}
+
+func (m simMail) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	ml, err := m.mail()
+	if err != nil {
+		return nil, err
+	}
+	return ml.DialContext(ctx, network, addr)
 }
 
 // phonePlan is the numbering plan of phone_info: ARCEP's files when

@@ -67,6 +67,10 @@ type Sources struct {
 	// SMTPHelo and SMTPMailFrom are its EHLO name and MAIL FROM.
 	SMTPProbe              bool
 	SMTPHelo, SMTPMailFrom string
+	// SMTPProxy is a SOCKS5 relay the probe dials through
+	// (SVC_SMTP_PROXY, socks5://host:port): with one the probe runs even
+	// where port 25 is blocked.
+	SMTPProxy string
 	// DeliverySeeds is the JSON of delivery_check's seed mailboxes
 	// (SVC_DELIVERY_SEEDS; on AWS read from Secrets Manager).
 	DeliverySeeds string
@@ -219,6 +223,7 @@ func (c *Config) readSources(getenv func(string) string) error {
 		SMTPHelo:      or(getenv("SVC_SMTP_HELO"), "verify.svc.localhost"),
 		SMTPMailFrom:  or(getenv("SVC_SMTP_MAIL_FROM"), "verify@svc.localhost"),
 		DeliverySeeds: getenv("SVC_DELIVERY_SEEDS"),
+		SMTPProxy:     strings.TrimSpace(getenv("SVC_SMTP_PROXY")),
 		PhonePlanDir:  strings.TrimSpace(getenv("SVC_PHONE_PLAN_DIR")),
 	}
 	switch s.Mode {

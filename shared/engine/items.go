@@ -382,7 +382,11 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 			return permanent("The job's task ledger is inconsistent", fmt.Errorf("batch %s is %s with no task open", r.ID, r.State))
 		}
 	}
-	rows, err := e.mergeItems(ctx, j, mod.Columns())
+	var distinct []string
+	if d, ok := mod.(enrich.Distinct); ok {
+		distinct = d.DistinctColumns()
+	}
+	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct)
 	if err != nil {
 		return err
 	}
@@ -417,7 +421,7 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 
 // mergeItems streams the input and the parts (one part in memory at a
 // time: batches cover consecutive items) into the output CSV.
-func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced []string) (int, error) {
+func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct []string) (int, error) {
 	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
 	if errors.Is(err, blob.ErrNotFound) {
 		return 0, permanent("The job's input is missing", err)
@@ -434,8 +438,14 @@ func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced []string)
 	place := make([]int, len(produced)) // where each produced column goes
 	for i, c := range produced {
 		if k := slices.Index(in.Columns, c); k >= 0 {
-			place[i] = k
-			continue
+			if !slices.Contains(distinct, c) {
+				place[i] = k
+				continue
+			}
+			// Same name, another meaning: the item's column stays.
+			for n := 2; slices.Contains(header, c); n++ {
+				c = produced[i] + "_" + strconv.Itoa(n)
+			}
 		}
 		place[i] = len(header)
 		header = append(header, c)

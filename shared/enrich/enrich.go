@@ -81,6 +81,17 @@ type Sourced interface {
 	Source() string
 }
 
+// Distinct is a module some of whose columns share a name with common
+// item columns but not their meaning: verify's category (of an email)
+// against a scrape's category (of a business). Where an item has such a
+// column, the module's goes after the item's columns as "<name>_2" and
+// the item's keeps its values. Every other collision is the same data
+// (site_finder's site_web, opendata's telephone): the module's non-empty
+// value fills the item's cell in place (docs/enrichment.md).
+type Distinct interface {
+	DistinctColumns() []string
+}
+
 // SourceOf is the source a job of the module reads: the module's own
 // when it says one, "web" (the items' websites) otherwise.
 func SourceOf(m Module) string {
