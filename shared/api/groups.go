@@ -68,7 +68,7 @@ func Groups() []Group {
 		},
 		{
 			Name:     "api-registry",
-			Prefixes: []string{"/api/modules-registry", "/api/features", "/api/openapi.json"},
+			Prefixes: []string{"/api/modules-registry", "/api/features", "/api/openapi.json", "/api/company"},
 			Tables:   []string{"accounts"},
 		},
 	}

@@ -46,9 +46,11 @@ type Deps struct {
 	// provider.
 	SimDays *sim.Days
 	// Files holds the files brand_assets re-hosts (the job file store).
-	Files   blob.Store
-	Log     *slog.Logger
-	BaseURL string
+	Files blob.Store
+	// Companies is the company lookup; nil answers 503.
+	Companies Companies
+	Log       *slog.Logger
+	BaseURL   string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty
 	// means the connection's remote address is the client.
 	TrustedProxies []netip.Prefix

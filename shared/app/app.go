@@ -131,7 +131,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	// The modules are built everywhere: the API names a module job's
 	// source at creation, the workers run them.
-	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, ad.DB, ad.Log)
+	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Log)
+	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below
@@ -161,7 +162,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	acc.AddHolder(wh)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
-		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Companies: srcs.companies(),
+		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}

@@ -15,7 +15,6 @@ import (
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/provider/sim"
-	"github.com/prospectdata/svc/shared/store"
 )
 
 // CrawlerAgent is the token robots.txt groups are matched against, and
@@ -27,7 +26,7 @@ const CrawlerAgent = "ProspectDataBot"
 // connecting) and, with the simulated map provider, the sim world's
 // fixture web answers its own hosts (*.sim.test) in front of it.
 func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
-	files blob.Store, db store.DB, log *slog.Logger) *enrich.Set {
+	files blob.Store, srcs *sources, log *slog.Logger) *enrich.Set {
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if cfg.MapProvider == "sim" {
 		tr = simWeb{prov: prov, next: tr}
@@ -51,7 +50,7 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 		enrich.SiteFinderModule(enrich.SiteFinderDeps{Provider: prov, Gazetteer: gaz}),
 		enrich.ReviewsModule(enrich.ReviewsDeps{Provider: prov}),
 	)
-	mods = append(mods, newSources(cfg, guard, prov, db, log).modules()...)
+	mods = append(mods, srcs.modules()...)
 	set := enrich.NewSet(f, log, mods...)
 	if cfg.MapProvider == "sim" {
 		set.WebSource("sim")

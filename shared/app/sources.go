@@ -11,15 +11,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/registers"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/verify"
 )
@@ -46,15 +50,24 @@ type sources struct {
 	http *http.Client // to the upstreams (or the twins)
 	db   store.DB
 	prov *lazyProvider
+	gaz  func() (*gazetteer.Gazetteer, error)
 	log  *slog.Logger
+
+	regOnce sync.Once
+	reg     *registers.Client
+	regErr  error
 }
 
-func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, db store.DB, log *slog.Logger) *sources {
-	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, log: log}
+func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
+	db store.DB, log *slog.Logger) *sources {
+	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, gaz: gaz, log: log}
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if s.sim {
+		reg := &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.RegistersAPI() }}
 		tr = simHosts{handlers: map[string]http.Handler{
 			simPageSpeedHost: pagespeed.SimHandler(),
+			simRegistersHost: reg,
+			simBodaccHost:    reg,
 		}, prov: prov}
 	}
 	// The modules bound each call themselves (and the item's timeout
@@ -84,9 +97,92 @@ func (s *sources) modules() []enrich.Module {
 		mods = append(mods, pagespeed.Module(c, s.label("PageSpeed Insights")))
 	}
 	mods = append(mods, s.verifyModule())
+	if c, err := s.registers(); err != nil {
+		s.log.Error("legal_data: not configured", "err", err)
+	} else {
+		mods = append(mods, registers.LegalDataModule(c, s.label("recherche-entreprises.api.gouv.fr + BODACC")))
+	}
 	mods = append(mods, phoneinfo.Module(phoneinfo.Deps{Plan: s.phonePlan(), Cache: phoneinfo.StoreCache(s.db.Table(accounts.Table)),
 		Source: s.label("")}))
 	return mods
+}
+
+// registers is the company-registers client of legal_data, sirene and
+// the company lookup: one per process (it paces its calls to the API's
+// rate limit).
+func (s *sources) registers() (*registers.Client, error) {
+	s.regOnce.Do(func() {
+		src := s.cfg.Sources
+		cfg := registers.Config{SearchURL: src.RegistersURL, BodaccURL: src.BodaccURL, APIKey: src.RegistersKey}
+		var clock registers.Clock
+		if s.sim {
+			cfg.SearchURL, cfg.BodaccURL = "https://"+simRegistersHost, "https://"+simBodaccHost
+			// The twin publishes up to the world's day: "the last 12
+			// months" are the world's.
+			clock = simClock{prov: s.prov}
+		}
+		s.reg, s.regErr = registers.New(registers.Deps{Config: cfg, HTTP: s.http, Clock: clock, Gazetteer: s.gaz})
+	})
+	return s.reg, s.regErr
+}
+
+// companies is the company lookup of the API (nil when the client
+// cannot be built: the routes answer 503).
+func (s *sources) companies() api.Companies {
+	c, err := s.registers()
+	if err != nil {
+		s.log.Error("company lookup: not configured", "err", err)
+		return nil
+	}
+	return c
+}
+
+// simClock is the sim world's registers clock, once the world is loaded.
+type simClock struct{ prov *lazyProvider }
+
+func (c simClock) clock() registers.Clock {
+	if p, err := c.prov.get(); err == nil {
+		if w, ok := p.(*sim.World); ok {
+			return w.RegistersClock()
+		}
+	}
+	return registers.SystemClock{}
+}
+
+func (c simClock) Now() time.Time { return c.clock().Now() }
+func (c simClock) Sleep(ctx context.Context, d time.Duration) error {
+	return c.clock().Sleep(ctx, d)
+}
+
+// worldHandler is a twin built from the sim world on its first request
+// (one per process: a twin may keep an index of what it served).
+type worldHandler struct {
+	prov *lazyProvider
+	make func(*sim.World) http.Handler
+	once sync.Once
+	h    http.Handler
+	err  error
+}
+
+func (h *worldHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.once.Do(func() {
+		p, err := h.prov.get()
+		if err != nil {
+			h.err = err
+			return
+		}
+		world, ok := p.(*sim.World)
+		if !ok {
+			h.err = fmt.Errorf("the map provider is %s, not the sim world", p.Name())
+			return
+		}
+		h.h = h.make(world)
+	})
+	if h.err != nil {
+		http.Error(w, h.err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	h.h.ServeHTTP(w, r)
 }
 
 // verifyModule is verify_emails over DNS and the domains' mail servers,

@@ -1,0 +1,443 @@
+package registers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prospectdata/svc/shared/gazetteer"
+)
+
+// The public endpoints (docs/registers.md).
+const (
+	DefaultSearchURL = "https://recherche-entreprises.api.gouv.fr"
+	DefaultBodaccURL = "https://bodacc-datadila.opendatasoft.com"
+)
+
+// Defaults of Config.
+const (
+	// DefaultRatePerSecond is the search API's documented limit: 7
+	// requests a second per address (429 beyond).
+	DefaultRatePerSecond = 7
+	// DefaultBodaccRatePerSecond paces the Opendatasoft API, whose quota
+	// is counted per day: a steady pace keeps a large job from spending
+	// it in bursts.
+	DefaultBodaccRatePerSecond = 5
+	DefaultTimeout             = 15 * time.Second
+	DefaultMaxRetries          = 4
+	DefaultBackoffBase         = 500 * time.Millisecond
+	DefaultBackoffMax          = 30 * time.Second
+	DefaultUserAgent           = "prospectdata-svc/1.0 (registers adapter)"
+)
+
+// maxBody caps the bytes read from one answer (a page of 25 companies with
+// 100 matching establishments each stays below 3 MB).
+const maxBody = 8 << 20
+
+// Config is the adapter's settings. The zero value is the production
+// setting: the public endpoints, no key.
+type Config struct {
+	// SearchURL is the root of the API Recherche d'entreprises
+	// (DefaultSearchURL when empty); BodaccURL the root of the BODACC
+	// Opendatasoft portal (DefaultBodaccURL when empty).
+	SearchURL, BodaccURL string
+	// APIKey is an optional Opendatasoft API key, sent to BODACC as
+	// "Authorization: Apikey <key>" (it raises the portal's quotas). The
+	// search API takes no key.
+	APIKey string
+	// RatePerSecond paces the search API requests of this client
+	// (DefaultRatePerSecond when 0); BodaccRatePerSecond BODACC's
+	// (DefaultBodaccRatePerSecond when 0).
+	RatePerSecond, BodaccRatePerSecond float64
+	// UserAgent is sent with every request, as the search API asks
+	// (DefaultUserAgent when empty).
+	UserAgent string
+	// MaxRetries is the number of retries after a first attempt that
+	// failed with 429, 408, 5xx, a network error or an unreadable body:
+	// DefaultMaxRetries when 0, none when negative.
+	MaxRetries int
+	// BackoffBase is the first retry's delay, doubled at each retry up to
+	// BackoffMax, with jitter; a Retry-After header replaces it. A
+	// Retry-After longer than BackoffMax gives up at once.
+	BackoffBase, BackoffMax time.Duration
+}
+
+// Clock is the time the client paces and backs off with.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx is done (returning its error).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+func (SystemClock) Now() time.Time { return time.Now() }
+
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Deps are a Client's dependencies.
+type Deps struct {
+	Config Config
+	// HTTP sends the requests; nil is a client with DefaultTimeout per
+	// request. The sim twin is reached by giving a client whose transport
+	// routes the twin's hosts to World.RegistersAPI.
+	HTTP *http.Client
+	// Clock is SystemClock when nil.
+	Clock Clock
+	// Gazetteer, optional, places a commune given by name and splits a
+	// region or department whose answer passes the API's 10,000 results
+	// (Establishments).
+	Gazetteer func() (*gazetteer.Gazetteer, error)
+}
+
+// Errors of the client.
+var (
+	// ErrNotFound: no company matches the query (Lookup).
+	ErrNotFound = errors.New("registers: no matching company")
+	// ErrUnavailable: a source failed after the retries (rate limited
+	// past patience, server errors, network failures, unreadable
+	// answers). A later attempt may succeed.
+	ErrUnavailable = errors.New("registers: source unavailable")
+	// ErrBadQuery: the query cannot be asked (no usable identifier, and no
+	// name with a postcode or commune; an unknown activity or zone).
+	ErrBadQuery = errors.New("registers: bad query")
+)
+
+// APIError is an answer the client does not retry (400, 404...): the
+// source refused the request as it is.
+type APIError struct {
+	Source     string // "recherche-entreprises" or "bodacc"
+	StatusCode int
+	Message    string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("registers: %s: HTTP %d: %s", e.Source, e.StatusCode, e.Message)
+}
+
+// Calls counts the requests a client sent, retries included.
+type Calls struct{ Search, Bodacc int64 }
+
+// Client reads the French company registers. It is safe for concurrent
+// use: its pacing is shared by every caller.
+type Client struct {
+	cfg    Config
+	hc     *http.Client
+	clock  Clock
+	gaz    func() (*gazetteer.Gazetteer, error)
+	search *endpoint
+	bodacc *endpoint
+}
+
+// endpoint is one source: its root, its pace and its counter.
+type endpoint struct {
+	name  string
+	base  string
+	key   string // sent as Authorization: Apikey, "" none
+	pace  pacer
+	calls atomic.Int64
+}
+
+// New returns a client over d.
+func New(d Deps) (*Client, error) {
+	cfg := d.Config
+	sb, err := baseURL(cfg.SearchURL, DefaultSearchURL)
+	if err != nil {
+		return nil, err
+	}
+	bb, err := baseURL(cfg.BodaccURL, DefaultBodaccURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.RatePerSecond <= 0 {
+		cfg.RatePerSecond = DefaultRatePerSecond
+	}
+	if cfg.BodaccRatePerSecond <= 0 {
+		cfg.BodaccRatePerSecond = DefaultBodaccRatePerSecond
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.BackoffBase <= 0 {
+		cfg.BackoffBase = DefaultBackoffBase
+	}
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = DefaultBackoffMax
+	}
+	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
+	c := &Client{cfg: cfg, clock: d.Clock, gaz: d.Gazetteer,
+		search: &endpoint{name: "recherche-entreprises", base: sb, pace: pacer{interval: interval(cfg.RatePerSecond)}},
+		bodacc: &endpoint{name: "bodacc", base: bb, pace: pacer{interval: interval(cfg.BodaccRatePerSecond)}},
+	}
+	if key := strings.TrimSpace(cfg.APIKey); key != "" {
+		u, _ := url.Parse(bb)
+		if u.Scheme != "https" && !loopback(u.Hostname()) {
+			return nil, fmt.Errorf("registers: BODACC URL %q must be https to carry the API key", bb)
+		}
+		c.bodacc.key = key
+	}
+	if c.clock == nil {
+		c.clock = SystemClock{}
+	}
+	if d.HTTP != nil {
+		hc := *d.HTTP
+		c.hc = &hc
+	} else {
+		c.hc = &http.Client{Timeout: DefaultTimeout}
+	}
+	// A redirect would carry the key elsewhere, and neither API redirects.
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return c, nil
+}
+
+// Calls is how many requests the client sent to each source.
+func (c *Client) Calls() Calls {
+	return Calls{Search: c.search.calls.Load(), Bodacc: c.bodacc.calls.Load()}
+}
+
+func interval(perSecond float64) time.Duration {
+	return time.Duration(float64(time.Second) / perSecond)
+}
+
+func baseURL(s, def string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return def, nil
+	}
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("registers: base URL %q is not an http(s) URL", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("registers: base URL %q has a query, fragment or user", s)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// pacer spaces the requests of one source: each takes the next free slot,
+// interval after the previous one, and a 429's Retry-After holds every
+// caller back, not only the one that got it.
+type pacer struct {
+	mu       sync.Mutex
+	interval time.Duration
+	next     time.Time
+}
+
+func (p *pacer) wait(ctx context.Context, clk Clock) error {
+	p.mu.Lock()
+	now := clk.Now()
+	at := now
+	if p.next.After(at) {
+		at = p.next
+	}
+	p.next = at.Add(p.interval)
+	p.mu.Unlock()
+	if d := at.Sub(now); d > 0 {
+		return clk.Sleep(ctx, d)
+	}
+	return ctx.Err()
+}
+
+func (p *pacer) hold(until time.Time) {
+	p.mu.Lock()
+	if until.After(p.next) {
+		p.next = until
+	}
+	p.mu.Unlock()
+}
+
+// failure is one attempt's failure: whether a retry may mend it, and the
+// wait the answer asked for.
+type failure struct {
+	err        error
+	temporary  bool
+	retryAfter time.Duration
+}
+
+func (f *failure) Error() string { return f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+// get sends GET base+path?query to the source, retrying what is
+// temporary, and decodes a 200 answer into out. It returns an *APIError
+// for an answer not worth retrying, an error wrapping ErrUnavailable when
+// the retries ran out, the context's error when it ended.
+func (c *Client) get(ctx context.Context, ep *endpoint, path string, q url.Values, out any) error {
+	u := ep.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	for attempt := 0; ; attempt++ {
+		if err := ep.pace.wait(ctx, c.clock); err != nil {
+			return fmt.Errorf("registers: %s: %w", ep.name, err)
+		}
+		f := c.once(ctx, ep, u, out)
+		if f == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("registers: %s: %w (last: %v)", ep.name, ctx.Err(), f.err)
+		}
+		if !f.temporary {
+			return f.err
+		}
+		if attempt >= c.cfg.MaxRetries {
+			return fmt.Errorf("%w: %s after %d attempts: %v", ErrUnavailable, ep.name, attempt+1, f.err)
+		}
+		wait := c.backoff(attempt)
+		if f.retryAfter > 0 {
+			if f.retryAfter > c.cfg.BackoffMax {
+				return fmt.Errorf("%w: %s asks to retry after %v: %v", ErrUnavailable, ep.name, f.retryAfter, f.err)
+			}
+			wait = f.retryAfter
+			ep.pace.hold(c.clock.Now().Add(wait))
+		}
+		if dl, ok := ctx.Deadline(); ok && c.clock.Now().Add(wait).After(dl) {
+			return fmt.Errorf("%w: %s: the next retry (in %v) would pass the deadline: %v", ErrUnavailable, ep.name, wait, f.err)
+		}
+		if err := c.clock.Sleep(ctx, wait); err != nil {
+			return fmt.Errorf("registers: %s: %w (last: %v)", ep.name, err, f.err)
+		}
+	}
+}
+
+// backoff is the delay before retry attempt+1: base·2^attempt, at most
+// BackoffMax, drawn in [d/2, d].
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.cfg.BackoffMax
+	if attempt < 30 {
+		if e := c.cfg.BackoffBase << attempt; e > 0 && e < d {
+			d = e
+		}
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// once sends the request once.
+func (c *Client) once(ctx context.Context, ep *endpoint, u string, out any) *failure {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return &failure{err: fmt.Errorf("registers: %s: %w", ep.name, err)}
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	if ep.key != "" {
+		req.Header.Set("Authorization", "Apikey "+ep.key)
+	}
+	ep.calls.Add(1)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var dns *net.DNSError
+		notFound := errors.As(err, &dns) && dns.IsNotFound
+		err = redact(err, ep.key)
+		if notFound {
+			// No such host: no retry mends a wrong base URL.
+			return &failure{err: fmt.Errorf("%w: %s: %w", ErrUnavailable, ep.name, err)}
+		}
+		return &failure{err: fmt.Errorf("registers: %s: %w", ep.name, err), temporary: true}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return &failure{err: fmt.Errorf("registers: %s: reading the answer: %w", ep.name, err), temporary: true}
+	}
+	if len(data) > maxBody {
+		return &failure{err: fmt.Errorf("registers: %s: answer larger than %d bytes", ep.name, maxBody)}
+	}
+	if resp.StatusCode != http.StatusOK {
+		ae := &APIError{Source: ep.name, StatusCode: resp.StatusCode, Message: errorMessage(data, resp.StatusCode)}
+		tmp := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500
+		return &failure{err: ae, temporary: tmp, retryAfter: retryAfter(resp.Header.Get("Retry-After"), c.clock.Now())}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		// A proxy's page or a cut answer under a 200: worth another try.
+		return &failure{err: fmt.Errorf("registers: %s: decoding the answer: %w", ep.name, err), temporary: true}
+	}
+	return nil
+}
+
+// redact keeps the key out of an error (a transport error may quote the
+// request).
+func redact(err error, key string) error {
+	if key == "" || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), key, "[key]"))
+}
+
+// errorMessage reads an error body: the search API's {"erreur": ...},
+// Opendatasoft's {"error_code": ..., "message": ...}, else the status
+// text.
+func errorMessage(body []byte, status int) string {
+	var e struct {
+		Erreur    string `json:"erreur"`
+		Message   string `json:"message"`
+		ErrorCode string `json:"error_code"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &e) == nil {
+		msg = strings.TrimSpace(strings.Join(strings.Fields(e.ErrorCode+" "+e.Erreur+" "+e.Message), " "))
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
+	}
+	return msg
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(h); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(min(s, 86400)) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
