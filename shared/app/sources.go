@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +17,9 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/inproc"
 	"github.com/prospectdata/svc/shared/netguard"
+	"github.com/prospectdata/svc/shared/opendata"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -52,6 +52,8 @@ type sources struct {
 	prov *lazyProvider
 	gaz  func() (*gazetteer.Gazetteer, error)
 	log  *slog.Logger
+	// agent is the User-Agent of the calls to public APIs.
+	agent string
 
 	regOnce sync.Once
 	reg     *registers.Client
@@ -60,7 +62,8 @@ type sources struct {
 
 func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
 	db store.DB, log *slog.Logger) *sources {
-	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, gaz: gaz, log: log}
+	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, gaz: gaz, log: log,
+		agent: CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"}
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if s.sim {
 		reg := &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.RegistersAPI() }}
@@ -68,6 +71,7 @@ func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 			simPageSpeedHost: pagespeed.SimHandler(),
 			simRegistersHost: reg,
 			simBodaccHost:    reg,
+			simOverpassHost:  &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.OverpassAPI() }},
 		}, prov: prov}
 	}
 	// The modules bound each call themselves (and the item's timeout
@@ -97,6 +101,16 @@ func (s *sources) modules() []enrich.Module {
 		mods = append(mods, pagespeed.Module(c, s.label("PageSpeed Insights")))
 	}
 	mods = append(mods, s.verifyModule())
+	ocfg := opendata.Config{OverpassURL: s.cfg.Sources.OverpassURL, UserAgent: s.agent}
+	if s.sim {
+		// The twin needs none of the public instance's etiquette.
+		ocfg.OverpassURL, ocfg.Interval, ocfg.MaxConcurrent = "https://"+simOverpassHost+"/api/interpreter", -1, 8
+	}
+	if c, err := opendata.New(ocfg, s.http); err != nil {
+		s.log.Error("opendata: not configured", "err", err)
+	} else {
+		mods = append(mods, opendata.Module(c, s.label("openstreetmap")))
+	}
 	if c, err := s.registers(); err != nil {
 		s.log.Error("legal_data: not configured", "err", err)
 	} else {
@@ -296,34 +310,5 @@ func (h simHosts) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("sim sources: no twin answers %s", req.URL.Host)
 	}
-	return serveInProcess(req, hd), nil
-}
-
-// serveInProcess runs a handler over a request and returns its answer.
-func serveInProcess(req *http.Request, h http.Handler) *http.Response {
-	rec := &recorder{header: http.Header{}, status: http.StatusOK}
-	h.ServeHTTP(rec, req.Clone(context.WithoutCancel(req.Context())))
-	return &http.Response{
-		Status: fmt.Sprintf("%d %s", rec.status, http.StatusText(rec.status)), StatusCode: rec.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: rec.header,
-		Body: io.NopCloser(bytes.NewReader(rec.body.Bytes())), ContentLength: int64(rec.body.Len()), Request: req,
-	}
-}
-
-type recorder struct {
-	header http.Header
-	status int
-	wrote  bool
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	return r.body.Write(b)
+	return inproc.HandlerTransport(hd).RoundTrip(req)
 }
