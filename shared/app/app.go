@@ -144,6 +144,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			Runners: map[string]engine.Runner{
 				jobs.TypeViewportTest: &viewport.Runner{Provider: prov, Now: ad.Now},
 			},
+			RowRunners: srcs.rowRunners(sc),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },

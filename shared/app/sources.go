@@ -15,15 +15,18 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/inproc"
+	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/opendata"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/sirene"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/verify"
 )
@@ -149,6 +152,19 @@ func (s *sources) companies() api.Companies {
 		return nil
 	}
 	return c
+}
+
+// SireneBudget bounds a sirene job's search: within the enrichment
+// worker's 180 s, with room to write the output.
+const SireneBudget = 100 * time.Second
+
+// rowRunners are the single-run jobs whose result is rows.
+func (s *sources) rowRunners(places sirene.Places) map[string]engine.RowsRunner {
+	c, err := s.registers()
+	if err != nil {
+		return nil
+	}
+	return map[string]engine.RowsRunner{jobs.TypeSirene: &sirene.Runner{Registers: c, Places: places, Budget: SireneBudget}}
 }
 
 // simClock is the sim world's registers clock, once the world is loaded.

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/store"
 )
@@ -28,11 +31,19 @@ type Runner interface {
 	Run(ctx context.Context, j *jobs.Job) (result any, count int, err error)
 }
 
+// RowsRunner runs a single-run job whose result is rows (sirene): they
+// are written as the job's CSV output, like a scrape's.
+type RowsRunner interface {
+	Columns() []string
+	// RunRows writes the rows; warn logs what the run could not cover.
+	RunRows(ctx context.Context, j *jobs.Job, write func([]string) error, warn func(en, fr string)) error
+}
+
 // SingleTimeout bounds one single-run job's call (within the enrichment
 // worker's Lambda timeout).
 const SingleTimeout = 120 * time.Second
 
-func (e *Engine) startSingle(ctx context.Context, j *jobs.Job, _ Runner) error {
+func (e *Engine) startSingle(ctx context.Context, j *jobs.Job) error {
 	if j.Status == jobs.Pending {
 		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(1)))
 		if err != nil {
@@ -59,12 +70,15 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 	if err != nil || !ok || j.Status != jobs.Running {
 		return err
 	}
+	rctx, cancel := context.WithTimeout(ctx, SingleTimeout)
+	defer cancel()
+	if rr, ok := e.d.RowRunners[j.JobType]; ok {
+		return e.finishRows(ctx, j, rr, rctx)
+	}
 	r, ok := e.d.Runners[j.JobType]
 	if !ok {
 		return permanent("This job cannot run on this server", fmt.Errorf("no runner for %q", j.JobType))
 	}
-	rctx, cancel := context.WithTimeout(ctx, SingleTimeout)
-	defer cancel()
 	res, count, err := runSafely(rctx, r, j)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -92,6 +106,72 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 		return fmt.Errorf("finish job %s: %w", j.ID, err)
 	}
 	e.log(ctx, j, true, fmt.Sprintf("Done: %d results.", count), fmt.Sprintf("Terminé : %d résultats.", count))
+	if e.d.OnTerminal != nil {
+		e.d.OnTerminal(ctx, j)
+	}
+	return nil
+}
+
+// finishRows runs a rows runner into the job's CSV output and closes the
+// job done with its count.
+func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr RowsRunner, rctx context.Context) error {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	rows := 0
+	runErr := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		w, err := export.NewCSV(pw, rr.Columns())
+		if err != nil {
+			return err
+		}
+		err = rr.RunRows(rctx, j, func(row []string) error {
+			rows++
+			return w.Write(row)
+		}, func(en, fr string) { e.log(ctx, j, true, en, fr) })
+		if err != nil {
+			return err
+		}
+		return w.Flush()
+	}()
+	pw.CloseWithError(runErr)
+	putErr := <-done
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ae *apperr.Error
+		if errors.As(runErr, &ae) {
+			return permanent("The job failed: "+ae.EN, runErr)
+		}
+		return permanent("The job failed: "+runErr.Error(), runErr)
+	}
+	if putErr != nil {
+		return fmt.Errorf("write the output of job %s: %w", j.ID, putErr)
+	}
+	j.ResultsCount, j.ProcessedPoints = rows, 1
+	name := slug(j.JobType) + "_" + j.ID + ".csv"
+	j.OutputFilename = &name
+	j.DownloadAvailable = true
+	ops, err := jobs.DoneOps(j, e.d.Now(), store.Update{}.Set("processed_points", int64(1)).Set(attrOpenTasks, int64(0)))
+	if err != nil {
+		return err
+	}
+	switch err := jobs.Transition(ctx, e.d.DB, 0, ops...); {
+	case errors.Is(err, jobs.ErrTransition):
+		return nil
+	case err != nil:
+		return fmt.Errorf("finish job %s: %w", j.ID, err)
+	}
+	e.log(ctx, j, true, fmt.Sprintf("Done: %d rows.", rows), fmt.Sprintf("Terminé : %d lignes.", rows))
 	if e.d.OnTerminal != nil {
 		e.d.OnTerminal(ctx, j)
 	}

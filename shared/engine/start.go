@@ -38,8 +38,11 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	if jobs.ItemModule(j.JobType) {
 		return e.startItems(ctx, j, it)
 	}
-	if r, ok := e.d.Runners[j.JobType]; ok {
-		return e.startSingle(ctx, j, r)
+	if _, ok := e.d.Runners[j.JobType]; ok {
+		return e.startSingle(ctx, j)
+	}
+	if _, ok := e.d.RowRunners[j.JobType]; ok {
+		return e.startSingle(ctx, j)
 	}
 	p, err := e.plan(j)
 	if err != nil {

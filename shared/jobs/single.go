@@ -21,10 +21,18 @@ const (
 	TypeViewportTest  = "viewport_test"
 )
 
-// SingleRun tells whether a job type runs as one call.
+// TypeSirene is the sirene source: one call too, whose result is rows (a
+// CSV like a scrape's).
+const TypeSirene = "sirene"
+
+// SingleRun tells whether a job type runs as one call with a JSON result
+// (no CSV).
 func SingleRun(jobType string) bool {
 	return jobType == TypeDeliveryCheck || jobType == TypeViewportTest
 }
+
+// runsOnce tells whether CreateSingle makes jobs of the type.
+func runsOnce(jobType string) bool { return SingleRun(jobType) || jobType == TypeSirene }
 
 // MaxParams caps a single-run job's stored parameters.
 const MaxParams = 8 << 10
@@ -36,7 +44,7 @@ func ResultKey(id string) string { return "jobs/" + id + "/result.json" }
 // the same admission as every job (verified email 403, creation quota
 // 429), then one transaction taking a slot (429) and debiting ef (400).
 func (s *Service) CreateSingle(ctx context.Context, u *accounts.User, jobType string, params any, ef float64) (*Job, error) {
-	if !SingleRun(jobType) {
+	if !runsOnce(jobType) {
 		return nil, apperr.Missing()
 	}
 	if err := s.admit(ctx, u); err != nil {
