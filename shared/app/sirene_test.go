@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/app/apptest"
+	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/sirene"
 )
 
