@@ -141,3 +141,27 @@ func TestReviewsListCap(t *testing.T) {
 		t.Errorf("the newest review is not first: %.40s", res.Values[0])
 	}
 }
+
+// BenchmarkReviews: rows per second of the reviews module over a provider
+// answering at once (the module's own cost: link parsing, the period
+// filter, the JSON cell), and its provider calls per row.
+func BenchmarkReviews(b *testing.B) {
+	var rs []provider.Review
+	yes := true
+	for i := range 10 {
+		rs = append(rs, provider.Review{Author: fmt.Sprint("Auteur ", i), Rating: 4, Text: "Très bon accueil, je recommande.",
+			Time: time.Now().AddDate(0, -i, 0).Format(time.RFC3339), OwnerReplied: &yes, OwnerReply: "Merci !"})
+	}
+	src := &reviewsSource{reviews: map[string][]provider.Review{"p": rs}, calls: map[string]int{}}
+	m := enrich.ReviewsModule(enrich.ReviewsDeps{Provider: src})
+	env := &enrich.Env{Job: enrich.Job{MaxReviews: 10, PeriodMonths: 6}}
+	in := enrich.Input{"lien_maps": "https://maps.test/p"}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Run(context.Background(), env, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(src.calls["p"])/float64(b.N), "calls/row")
+}
