@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +135,66 @@ func TestItemJobOnAWSRuntime(t *testing.T) {
 	r := rt.call(jobsFn, "GET", asset, "", session)
 	if r.StatusCode != 200 || r.Headers["Content-Type"] != "image/png" || !r.IsBase64Encoded {
 		t.Errorf("asset for its owner: %d %v", r.StatusCode, r.Headers)
+	}
+}
+
+// TestDataSourceJobsOnAWSRuntime: the data-source modules on the stack's
+// functions: a legal_data job over a sim scrape's rows and a viewport_test
+// job (a single-run job) run by worker-enrich from the enrich queue; the
+// viewport's result is read from the bucket by api-jobs, and the company
+// lookup answers from api-registry.
+func TestDataSourceJobsOnAWSRuntime(t *testing.T) {
+	rt := newAWSRuntime(t)
+	jobsFn := rt.handler("api-jobs")
+	bearer := rt.signup("sources-aws@example.org")
+	status := func(id string) map[string]any {
+		var j map[string]any
+		if err := json.Unmarshal([]byte(rt.call(jobsFn, "GET", "/api/jobs/"+id, "", bearer).Body), &j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	terminal := func(id string) func() bool {
+		return func() bool { s := status(id)["status"]; return s != "pending" && s != "running" }
+	}
+	create := func(path, body string) string {
+		r := rt.call(jobsFn, "POST", path, body, bearer)
+		var j struct{ ID, Source string }
+		if err := json.Unmarshal([]byte(r.Body), &j); err != nil || r.StatusCode != 200 || j.Source != "sim" {
+			t.Fatalf("%s: %d %s", path, r.StatusCode, r.Body)
+		}
+		return j.ID
+	}
+	scrape := create("/api/jobs", `{"queries":["boulangerie"],"zones":["Villeurbanne"]}`)
+	rt.drain(terminal(scrape))
+	ir := rt.call(jobsFn, "GET", "/api/jobs/"+scrape+"/items?limit=10", "", bearer)
+	var page struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(ir.Body), &page); err != nil || len(page.Items) == 0 {
+		t.Fatalf("items: %d %.300s", ir.StatusCode, ir.Body)
+	}
+	body, _ := json.Marshal(map[string]any{"items": page.Items})
+	legal := create("/api/jobs/legal-data", string(body))
+	rt.drain(terminal(legal))
+	if got := status(legal); got["status"] != "done" || got["results_count"] != float64(len(page.Items)) {
+		t.Fatalf("legal_data: %v", got)
+	}
+	vp := create("/api/jobs/viewport-test", `{"query":"boulangerie","bounds":{"south":45.76,"west":4.86,"north":45.78,"east":4.90}}`)
+	rt.drain(terminal(vp))
+	res := rt.call(jobsFn, "GET", "/api/jobs/"+vp+"/viewport-result", "", bearer)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(res.Body), &rep); err != nil || res.StatusCode != 200 || rep["results"].(float64) < 1 {
+		t.Fatalf("viewport-result: %d %.300s", res.StatusCode, res.Body)
+	}
+	if r := rt.call(jobsFn, "GET", "/api/jobs/"+vp+"/items", "", bearer); r.StatusCode != 400 {
+		t.Errorf("viewport items: %d", r.StatusCode)
+	}
+	nom, _ := page.Items[0]["nom"].(string)
+	adresse, _ := page.Items[0]["adresse"].(string)
+	q := "/api/company/search?" + url.Values{"name": {nom}, "address": {adresse},
+		"postcode": {regexp.MustCompile(`\b\d{5}\b`).FindString(adresse)}}.Encode()
+	if r := rt.call(rt.handler("api-registry"), "GET", q, "", bearer); r.StatusCode != 200 || !strings.Contains(r.Body, `"siren"`) {
+		t.Errorf("company lookup on api-registry: %d %.300s", r.StatusCode, r.Body)
 	}
 }
