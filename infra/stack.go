@@ -367,6 +367,7 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 	fn := s.addFunction(fnSpec{
 		name: g.Name, description: "Route group " + g.Name + " (functions/" + g.Name + ")",
 		memoryMB: memoryMB(g), timeoutS: functionTimeoutS, tables: g.Tables, sendsTo: g.SendsTo, files: g.Files,
+		sources: g.DataSources,
 	}, cfg, baseURL)
 	if g.SendsMail {
 		// shared/mail/ses sends raw content with SES v2 SendEmail, which

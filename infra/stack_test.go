@@ -414,6 +414,14 @@ func TestStack(t *testing.T) {
 				env := props(fn)["Environment"].(map[string]any)["Variables"].(map[string]any)
 				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET",
 					"SVC_DATA_SOURCES", "SVC_SMTP_PROBE"}
+				if g.DataSources {
+					for _, k := range dataSourceSecretKeys {
+						want = append(want, k.env)
+						if b, _ := json.Marshal(env[k.env]); !strings.Contains(string(b), "resolve:secretsmanager") {
+							t.Errorf("%s = %s, want a reference to the secret", k.env, b)
+						}
+					}
+				}
 				for _, tb := range g.Tables {
 					want = append(want, tableEnv(tb))
 					if got := env[tableEnv(tb)]; !reflect.DeepEqual(got, map[string]any{"Ref": logicalID(s, s.Tables[tb])}) {

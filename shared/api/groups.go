@@ -31,6 +31,10 @@ type Group struct {
 	// MemoryMB is the Lambda's memory when the default (256 MB) is not
 	// enough; Lambda gives CPU in proportion to memory.
 	MemoryMB int
+	// DataSources: the group calls the data sources (company lookup) or
+	// checks their configuration (delivery_check's seed mailboxes), so it
+	// gets their secrets (the stack's DataSourceSecrets).
+	DataSources bool
 }
 
 // Groups lists every route group.
@@ -48,12 +52,13 @@ func Groups() []Group {
 		{
 			// Scrape jobs, estimates and their reference data. It loads the
 			// gazetteer at init (onaws), which no other group pays.
-			Name:      "api-jobs",
-			Prefixes:  []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets"},
-			Tables:    []string{"accounts", "limits", "jobs", "events"},
-			SendsTo:   []string{"tasks"},
-			Files:     true,
-			Gazetteer: true,
+			Name:        "api-jobs",
+			Prefixes:    []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets"},
+			Tables:      []string{"accounts", "limits", "jobs", "events"},
+			SendsTo:     []string{"tasks"},
+			Files:       true,
+			Gazetteer:   true,
+			DataSources: true,
 			// Loading the gazetteer (13 MiB) and gridding a whole country
 			// are CPU-bound: 1,024 MB buys over half a vCPU, four times the
 			// default's share.
@@ -67,9 +72,10 @@ func Groups() []Group {
 			Tables:   []string{"accounts", "events", "webhooks"},
 		},
 		{
-			Name:     "api-registry",
-			Prefixes: []string{"/api/modules-registry", "/api/features", "/api/openapi.json", "/api/company"},
-			Tables:   []string{"accounts"},
+			Name:        "api-registry",
+			Prefixes:    []string{"/api/modules-registry", "/api/features", "/api/openapi.json", "/api/company"},
+			Tables:      []string{"accounts"},
+			DataSources: true,
 		},
 	}
 }

@@ -49,8 +49,11 @@ type Deps struct {
 	Files blob.Store
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
-	Log       *slog.Logger
-	BaseURL   string
+	// Delivery says whether delivery checks can run (seed mailboxes);
+	// nil or not ready answers 503.
+	Delivery interface{ Ready() bool }
+	Log      *slog.Logger
+	BaseURL  string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; empty
 	// means the connection's remote address is the client.
 	TrustedProxies []netip.Prefix

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/delivery"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/viewport"
@@ -42,8 +44,50 @@ func (s *Server) singleRoutes() []Route {
 		},
 		resultRoute(js, "/api/jobs/{id}/viewport-result", jobs.TypeViewportTest, viewport.Report{},
 			"The report of a done viewport_test job: listings, pages, requests, saturation"),
+		{
+			Method: http.MethodPost, Path: "/api/jobs/delivery-check", Auth: Any, Active: true, Tag: "jobs",
+			MaxBody: MaxSingleBody,
+			Summary: "Delivery check: where the latest message from a domain whose subject contains subject_filter landed " +
+				"(inbox, promotions, spam) in the configured seed mailboxes; no items, no reusable CSV (read GET " +
+				"/api/jobs/{id}/delivery-result)",
+			Request: deliveryRequest{}, Response: jobs.Job{}, Status: http.StatusOK,
+			Errors: []int{400, 401, 403, 413, 422, 429, 503},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req deliveryRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				norm, err := delivery.NormalizeRequest(delivery.Request{Domain: req.Domain, SubjectFilter: req.SubjectFilter})
+				if err != nil {
+					return err
+				}
+				if s.d.Delivery == nil || !s.d.Delivery.Ready() {
+					return apperr.New(apperr.Unavailable, "Aucune boîte témoin n'est configurée : le test de délivrabilité est indisponible.",
+						"No seed mailbox is configured: delivery checks are unavailable.")
+				}
+				j, err := js.CreateSingle(r.Context(), c.User, jobs.TypeDeliveryCheck, norm, DeliveryEF)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, j)
+				return nil
+			},
+		},
+		resultRoute(js, "/api/jobs/{id}/delivery-result", jobs.TypeDeliveryCheck, delivery.Result{},
+			"The result of a done delivery_check job: each seed mailbox's placement, the authentication results, a summary"),
 	}
 }
+
+// deliveryRequest is the body of POST /api/jobs/delivery-check (spec: no
+// items).
+type deliveryRequest struct {
+	Domain        string `json:"domain"`
+	SubjectFilter string `json:"subject_filter"`
+}
+
+// DeliveryEF is the price of a delivery check: IMAP reads of a few seed
+// mailboxes, no provider bill (docs/data-sources.md).
+const DeliveryEF = 0.1
 
 // resultRoute reads a single-run job's result document.
 func resultRoute(js *jobs.Service, path, jobType string, doc any, summary string) Route {

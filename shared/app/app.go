@@ -142,7 +142,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
 			Modules: mods,
 			Runners: map[string]engine.Runner{
-				jobs.TypeViewportTest: &viewport.Runner{Provider: prov, Now: ad.Now},
+				jobs.TypeViewportTest:  &viewport.Runner{Provider: prov, Now: ad.Now},
+				jobs.TypeDeliveryCheck: srcs.delivery,
 			},
 			RowRunners: srcs.rowRunners(sc),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
@@ -163,8 +164,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	acc.AddHolder(wh)
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
-		Companies: srcs.companies(),
-		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Companies: srcs.companies(), Delivery: srcs.delivery,
+		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}

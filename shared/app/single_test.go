@@ -72,3 +72,52 @@ func TestViewportTest(t *testing.T) {
 	c.Do("DELETE", "/api/jobs/"+id, nil).Must(t, 204)
 	c.Do("GET", "/api/jobs/"+id+"/viewport-result", nil).Must(t, 404)
 }
+
+// TestDeliveryCheck: a delivery_check job (no items: a domain and a
+// subject filter) reads the sim twin's seed mailboxes over IMAP and says
+// where the message landed in each; its result has its own route.
+func TestDeliveryCheck(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("delivery@example.org", fixturePassword)
+	c.Verify("delivery@example.org")
+	for _, tt := range []struct {
+		name   string
+		body   map[string]any
+		detail string
+	}{
+		{"no domain", map[string]any{"subject_filter": "Offre"}, "domain"},
+		{"a URL for a domain", map[string]any{"domain": "https://exemple.fr/x", "subject_filter": "Offre"}, "domain"},
+		{"no subject filter", map[string]any{"domain": "exemple.fr"}, "subject_filter"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Do("POST", "/api/jobs/delivery-check", tt.body)
+			if r.Status != 422 || !strings.Contains(detail(t, r), tt.detail) {
+				t.Errorf("%d %s", r.Status, r.Body)
+			}
+		})
+	}
+	j := c.Do("POST", "/api/jobs/delivery-check", map[string]any{"domain": "Boulangerie-Durand.fr", "subject_filter": "Nos offres"}).Must(t, 200).JSON()
+	if j["job_type"] != "delivery_check" || j["source"] != "sim" {
+		t.Fatalf("created: %v", j)
+	}
+	id := j["id"].(string)
+	if got := waitJob(t, c, id, finished); got["status"] != "done" {
+		t.Fatalf("after the run: %v", got)
+	}
+	res := c.Do("GET", "/api/jobs/"+id+"/delivery-result", nil).Must(t, 200).JSON()
+	seeds, _ := res["seeds"].([]any)
+	sum, _ := res["summary"].(map[string]any)
+	if res["domain"] != "boulangerie-durand.fr" || len(seeds) < 2 || sum["total"] != float64(len(seeds)) || res["source"] != "sim" {
+		t.Fatalf("result: %v", res)
+	}
+	for _, s := range seeds {
+		p := s.(map[string]any)["placement"].(string)
+		if p != "inbox" && p != "promotions" && p != "spam" && !strings.HasPrefix(p, "other:") {
+			t.Errorf("seed %v", s)
+		}
+	}
+	for _, path := range []string{"/items", "/download", "/viewport-result"} {
+		c.Do("GET", "/api/jobs/"+id+path, nil).Must(t, 400)
+	}
+}

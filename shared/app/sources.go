@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/delivery"
 	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
@@ -58,6 +60,8 @@ type sources struct {
 	// agent is the User-Agent of the calls to public APIs.
 	agent string
 
+	delivery *deliveryRunner
+
 	regOnce sync.Once
 	reg     *registers.Client
 	regErr  error
@@ -67,6 +71,7 @@ func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 	db store.DB, log *slog.Logger) *sources {
 	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, gaz: gaz, log: log,
 		agent: CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"}
+	s.delivery = &deliveryRunner{s: s}
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if s.sim {
 		reg := &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.RegistersAPI() }}
@@ -152,6 +157,65 @@ func (s *sources) companies() api.Companies {
 		return nil
 	}
 	return c
+}
+
+// deliveryRunner runs delivery_check jobs over the seed mailboxes: those
+// of SVC_DELIVERY_SEEDS, or the sim twin's loopback IMAP servers, started
+// on the first check and kept for the process's life.
+type deliveryRunner struct {
+	s    *sources
+	once sync.Once
+	c    *delivery.Checker
+	err  error
+}
+
+func (r *deliveryRunner) checker() (*delivery.Checker, error) {
+	r.once.Do(func() {
+		if r.s.sim {
+			sim, err := delivery.NewSim(context.Background())
+			if err != nil {
+				r.err = err
+				return
+			}
+			r.c = sim.Checker()
+			return
+		}
+		seeds, err := delivery.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.c = &delivery.Checker{Seeds: seeds}
+	})
+	return r.c, r.err
+}
+
+// Ready tells whether checks can run here: the sim twin, or seeds
+// configured (the route answers 503 otherwise, before charging).
+func (r *deliveryRunner) Ready() bool {
+	if r.s.sim {
+		return true
+	}
+	seeds, err := delivery.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
+	return err == nil && len(seeds) > 0
+}
+
+func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error) {
+	var req delivery.Request
+	if err := json.Unmarshal(j.Params, &req); err != nil {
+		return nil, 0, fmt.Errorf("delivery parameters: %w", err)
+	}
+	c, err := r.checker()
+	if err != nil {
+		return nil, 0, err
+	}
+	// The message was sent before the job: look back a day from it.
+	req.Since = j.Created.Add(-delivery.DefaultLookback)
+	res, err := c.Check(ctx, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, res.Found(), nil
 }
 
 // SireneBudget bounds a sirene job's search: within the enrichment
