@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 
 	"github.com/prospectdata/svc/shared/apperr"
@@ -57,6 +58,10 @@ func (s *Server) singleRoutes() []Route {
 				if err := decode(r, &req); err != nil {
 					return err
 				}
+				if len(req.Items) > 0 {
+					return apperr.Fields(apperr.Field("items", "delivery-check ne prend pas d'items : domain et subject_filter.",
+						"delivery-check takes no items: domain and subject_filter."))
+				}
 				norm, err := delivery.NormalizeRequest(delivery.Request{Domain: req.Domain, SubjectFilter: req.SubjectFilter})
 				if err != nil {
 					return err
@@ -83,6 +88,8 @@ func (s *Server) singleRoutes() []Route {
 type deliveryRequest struct {
 	Domain        string `json:"domain"`
 	SubjectFilter string `json:"subject_filter"`
+	// Items is refused: a check reads mailboxes, not rows.
+	Items json.RawMessage `json:"items,omitempty"`
 }
 
 // DeliveryEF is the price of a delivery check: IMAP reads of a few seed

@@ -89,6 +89,7 @@ func TestDeliveryCheck(t *testing.T) {
 		{"no domain", map[string]any{"subject_filter": "Offre"}, "domain"},
 		{"a URL for a domain", map[string]any{"domain": "https://exemple.fr/x", "subject_filter": "Offre"}, "domain"},
 		{"no subject filter", map[string]any{"domain": "exemple.fr"}, "subject_filter"},
+		{"items", map[string]any{"domain": "exemple.fr", "subject_filter": "Offre", "items": []any{map[string]any{"nom": "x"}}}, "items"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := c.Do("POST", "/api/jobs/delivery-check", tt.body)
