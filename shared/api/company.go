@@ -83,6 +83,9 @@ func (s *Server) lookupCompany(w http.ResponseWriter, ctx context.Context, q reg
 	}
 	co, err := s.d.Companies.Lookup(ctx, q)
 	switch {
+	case errors.Is(err, registers.ErrAmbiguous):
+		return apperr.New(apperr.NotFound, "Plusieurs entreprises de ce nom à cet endroit : précisez address.",
+			"Several companies of that name in that place: give the address.")
 	case errors.Is(err, registers.ErrNotFound):
 		return apperr.New(apperr.NotFound, "Aucune entreprise ne correspond.", "No company matches.")
 	case errors.Is(err, registers.ErrBadQuery):

@@ -122,6 +122,10 @@ var (
 	// past patience, server errors, network failures, unreadable
 	// answers). A later attempt may succeed.
 	ErrUnavailable = errors.New("registers: source unavailable")
+	// ErrAmbiguous: several companies of the name in the place, none at
+	// the query's address. It matches ErrNotFound with errors.Is (no
+	// match), and says why.
+	ErrAmbiguous = fmt.Errorf("registers: several companies match, give the address: %w", ErrNotFound)
 	// ErrBadQuery: the query cannot be asked (no usable identifier, and no
 	// name with a postcode or commune; an unknown activity or zone).
 	ErrBadQuery = errors.New("registers: bad query")

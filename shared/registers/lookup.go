@@ -206,6 +206,7 @@ func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany,
 		all = append(all, cand{a, est, companyScore(words, a), a.EtatAdministratif == "A"})
 	}
 	street := streetOf(q.Address)
+	ambiguous := false
 	pick := func(cs []cand) (cand, string, bool) {
 		slices.SortStableFunc(cs, func(x, y cand) int {
 			switch {
@@ -239,6 +240,7 @@ func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany,
 		if len(at) == 1 {
 			return at[0], MatchNameAddress, true
 		}
+		ambiguous = true
 		return cand{}, "", false
 	}
 	var active []cand
@@ -252,6 +254,9 @@ func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany,
 	}
 	if best, how, ok := pick(all); ok {
 		return best.a, best.est, Match{By: how, Score: round3(best.score)}, nil
+	}
+	if ambiguous {
+		return nil, nil, Match{}, ErrAmbiguous
 	}
 	return nil, nil, Match{}, ErrNotFound
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -97,7 +98,7 @@ func TestMatchingRule(t *testing.T) {
 			[]apiCompany{company("812345676", "BOUCHERIE DU MARCHE", "69003", "A")}, ""},
 		{"namesakes told apart by the street address", "Pharmacie Centrale", "69003",
 			[]apiCompany{company("812345676", "PHARMACIE CENTRALE", "69003", "A"), at(company("498765437", "PHARMACIE CENTRALE", "69003", "A"), "12 AVENUE JEAN JAURES")}, "498765437"},
-		{"the best needs a margin over the next", "Boulangerie Dupont", "69003",
+		{"the best needs a margin over the next: ambiguous", "Boulangerie Dupont", "69003",
 			[]apiCompany{company("812345676", "DUPONT", "69003", "A"), company("498765437", "BOULANGERIE DUPONT ET FILS", "69003", "A")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +116,10 @@ func TestMatchingRule(t *testing.T) {
 				}
 			} else if !errors.Is(err, ErrNotFound) {
 				t.Fatal(err)
+			}
+			// Namesakes the address cannot tell apart say so.
+			if amb := strings.Contains(tc.name, "ambiguous"); errors.Is(err, ErrAmbiguous) != amb {
+				t.Errorf("err %v, ambiguous %v", err, amb)
 			}
 			if got != tc.want {
 				t.Errorf("matched %q, want %q", got, tc.want)
