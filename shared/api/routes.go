@@ -45,6 +45,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.itemRoutes()...)
 	rs = append(rs, s.singleRoutes()...)
 	rs = append(rs, s.companyRoutes()...)
+	rs = append(rs, s.phonePlanRoute())
 	rs = append(rs, s.brandAssetRoute())
 	rs = append(rs, s.eventRoutes(s.d.Events)...)
 	rs = append(rs, s.webhookRoutes()...)

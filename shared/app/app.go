@@ -131,7 +131,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	// The modules are built everywhere: the API names a module job's
 	// source at creation, the workers run them.
-	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Log)
+	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
 	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
 	var eng *engine.Engine
 	var started func(context.Context, *jobs.Job) error

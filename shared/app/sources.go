@@ -15,6 +15,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/delivery"
 	"github.com/prospectdata/svc/shared/engine"
@@ -50,13 +51,15 @@ const (
 
 // sources holds what the data-source modules share.
 type sources struct {
-	cfg  config.Config
-	sim  bool
-	http *http.Client // to the upstreams (or the twins)
-	db   store.DB
-	prov *lazyProvider
-	gaz  func() (*gazetteer.Gazetteer, error)
-	log  *slog.Logger
+	cfg   config.Config
+	sim   bool
+	http  *http.Client // to the upstreams (or the twins)
+	db    store.DB
+	files blob.Store
+	now   func() time.Time
+	prov  *lazyProvider
+	gaz   func() (*gazetteer.Gazetteer, error)
+	log   *slog.Logger
 	// agent is the User-Agent of the calls to public APIs.
 	agent string
 
@@ -68,8 +71,8 @@ type sources struct {
 }
 
 func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
-	db store.DB, log *slog.Logger) *sources {
-	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, prov: prov, gaz: gaz, log: log,
+	db store.DB, files blob.Store, now func() time.Time, log *slog.Logger) *sources {
+	s := &sources{cfg: cfg, sim: cfg.Sources.Mode == "sim", db: db, files: files, now: now, prov: prov, gaz: gaz, log: log,
 		agent: CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"}
 	s.delivery = &deliveryRunner{s: s}
 	var tr http.RoundTripper = guard.Client(0).Transport
@@ -354,7 +357,12 @@ func (s *sources) phonePlan() phoneinfo.Plan {
 	}
 	dir := s.cfg.Sources.PhonePlanDir
 	if dir == "" {
-		return nil
+		if s.files == nil {
+			return nil
+		}
+		// Seeded by an admin (POST /api/admin/phone-plan) into the file
+		// store, where every runtime's workers read it.
+		return &phoneinfo.StoredPlan{Files: s.files, Now: s.now}
 	}
 	blocks, err := os.Open(filepath.Join(dir, "MAJNUM.csv"))
 	if err != nil {
