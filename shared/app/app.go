@@ -138,7 +138,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	var js *jobs.Service // the engine's overtime hook calls it; set below
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
-			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, Files: ad.Files, Provider: prov, Scrape: sc,
+			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, SingleQueue: QueueSources, Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
 			Modules: mods,
 			Runners: map[string]engine.Runner{

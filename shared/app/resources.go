@@ -18,6 +18,8 @@ const (
 	QueueTasksDLQ      = "tasks-dlq"
 	QueueEnrich        = "enrich"
 	QueueEnrichDLQ     = "enrich-dlq"
+	QueueSources       = "sources"
+	QueueSourcesDLQ    = "sources-dlq"
 	QueueDeliveries    = webhooks.QueueName
 	QueueDeliveriesDLQ = "deliveries-dlq"
 )
@@ -30,6 +32,9 @@ func Queues() []queue.Config {
 		{Name: QueueTasksDLQ, VisibilityTimeout: time.Minute},
 		{Name: QueueEnrich, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueEnrichDLQ},
 		{Name: QueueEnrichDLQ, VisibilityTimeout: time.Minute},
+		// Above the sources worker's 15 minutes.
+		{Name: QueueSources, VisibilityTimeout: 16 * time.Minute, MaxReceives: 3, DeadLetter: QueueSourcesDLQ},
+		{Name: QueueSourcesDLQ, VisibilityTimeout: time.Minute},
 		{Name: QueueDeliveries, VisibilityTimeout: time.Minute, MaxReceives: 5, DeadLetter: QueueDeliveriesDLQ},
 		{Name: QueueDeliveriesDLQ, VisibilityTimeout: time.Minute},
 	}
@@ -99,7 +104,7 @@ func Workers() []Worker {
 	return []Worker{{
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
 		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
+		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
 	}, {
 		// Enrichment: the batches of item jobs (a module over 20 items),
 		// which fetch websites; the last batch sends its job's finalize
@@ -107,6 +112,14 @@ func Workers() []Worker {
 		// bounded by enrich.ItemTimeout.
 		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
 		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
+	}, {
+		// Single-run jobs: viewport tests, delivery checks (IMAP), sirene
+		// searches, which page the registers API at its rate for minutes
+		// (50,000 rows in about 5): Lambda's longest timeout.
+		// It sends to the tasks queue the start of the next job of a pool
+		// its job's end frees.
+		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).

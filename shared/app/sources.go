@@ -221,9 +221,10 @@ func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error)
 	return res, res.Found(), nil
 }
 
-// SireneBudget bounds a sirene job's search: within the enrichment
-// worker's 180 s, with room to write the output.
-const SireneBudget = 100 * time.Second
+// SireneBudget bounds a sirene job's search: within the sources worker's
+// 15 minutes (engine.RowsTimeout), with room to write the output. At the
+// registers API's pace 50,000 rows take about 5 minutes.
+const SireneBudget = 12 * time.Minute
 
 // rowRunners are the single-run jobs whose result is rows.
 func (s *sources) rowRunners(places sirene.Places) map[string]engine.RowsRunner {

@@ -28,11 +28,15 @@ type Deps struct {
 	// ItemQueue carries the batches of item jobs (default QueueName):
 	// on AWS its own Lambda, sized for fetching websites, consumes it.
 	ItemQueue string
-	Files     blob.Store
-	Provider  provider.Provider
-	Scrape    *scrape.Service
-	Now       func() time.Time
-	Log       *slog.Logger
+	// SingleQueue carries the single-run jobs (default ItemQueue): on AWS
+	// a Lambda with the longest timeout, as a sirene search may take
+	// minutes.
+	SingleQueue string
+	Files       blob.Store
+	Provider    provider.Provider
+	Scrape      *scrape.Service
+	Now         func() time.Time
+	Log         *slog.Logger
 
 	// Workers is how many provider requests this process runs at once,
 	// over all the messages it handles (default pricing.Workers).
@@ -118,6 +122,9 @@ func New(d Deps) *Engine {
 	}
 	if d.ItemQueue == "" {
 		d.ItemQueue = d.QueueName
+	}
+	if d.SingleQueue == "" {
+		d.SingleQueue = d.ItemQueue
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -291,6 +298,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.d.ItemQueue != e.d.QueueName {
 		for range e.d.Handlers {
 			wg.Go(func() { e.loop(ctx, e.d.ItemQueue) })
+		}
+	}
+	if e.d.SingleQueue != e.d.QueueName && e.d.SingleQueue != e.d.ItemQueue {
+		for range e.d.Handlers {
+			wg.Go(func() { e.loop(ctx, e.d.SingleQueue) })
 		}
 	}
 	wg.Wait()

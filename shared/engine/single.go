@@ -15,9 +15,9 @@ import (
 	"github.com/prospectdata/svc/shared/store"
 )
 
-// Single-run jobs (delivery_check, viewport_test) are one call whose
-// result is a JSON document, not rows: the start moves the job to running
-// and sends one "single" message to the enrichment queue; its handling
+// Single-run jobs (delivery_check, viewport_test, sirene) are one call:
+// the start moves the job to running and sends one "single" message to
+// the sources queue (SingleQueue); its handling
 // runs the job's Runner, writes the result file (jobs.ResultKey) and
 // closes the job done. They have no CSV: their items and download routes
 // answer 400, their result route reads the file (docs/data-sources.md).
@@ -39,9 +39,13 @@ type RowsRunner interface {
 	RunRows(ctx context.Context, j *jobs.Job, write func([]string) error, warn func(en, fr string)) error
 }
 
-// SingleTimeout bounds one single-run job's call (within the enrichment
-// worker's Lambda timeout).
-const SingleTimeout = 120 * time.Second
+// SingleTimeout bounds one single-run job's call, RowsTimeout one whose
+// result is rows (a sirene search): both within the sources worker's
+// Lambda timeout (15 minutes).
+const (
+	SingleTimeout = 120 * time.Second
+	RowsTimeout   = 14 * time.Minute
+)
 
 func (e *Engine) startSingle(ctx context.Context, j *jobs.Job) error {
 	if j.Status == jobs.Pending {
@@ -62,7 +66,7 @@ func (e *Engine) startSingle(ctx context.Context, j *jobs.Job) error {
 			e.log(ctx, j, true, "Started.", "Démarrage.")
 		}
 	}
-	return e.sendTo(ctx, e.d.ItemQueue, message{Kind: kindSingle, Job: j.ID})
+	return e.sendTo(ctx, e.d.SingleQueue, message{Kind: kindSingle, Job: j.ID})
 }
 
 func (e *Engine) handleSingle(ctx context.Context, m message) error {
@@ -70,11 +74,13 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 	if err != nil || !ok || j.Status != jobs.Running {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(ctx, SingleTimeout)
-	defer cancel()
 	if rr, ok := e.d.RowRunners[j.JobType]; ok {
+		rctx, cancel := context.WithTimeout(ctx, RowsTimeout)
+		defer cancel()
 		return e.finishRows(ctx, j, rr, rctx)
 	}
+	rctx, cancel := context.WithTimeout(ctx, SingleTimeout)
+	defer cancel()
 	r, ok := e.d.Runners[j.JobType]
 	if !ok {
 		return permanent("This job cannot run on this server", fmt.Errorf("no runner for %q", j.JobType))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,18 +18,32 @@ import (
 	"github.com/prospectdata/svc/shared/app/onaws"
 )
 
-// drain plays the SQS event sources of the two job queues until done
+// drain plays the SQS event sources of the job queues until done
 // says stop: each record is handed to its worker's handler, one per
 // invocation, and deleted unless reported failed.
 func (rt *awsRuntime) drain(done func() bool) int {
 	rt.t.Helper()
 	workers := map[string]onaws.SQSHandler{}
-	for q, name := range map[string]string{app.QueueTasks: "worker-tasks", app.QueueEnrich: "worker-enrich"} {
-		h, err := onaws.WorkerHandler(rt.ctx, name, rt.getenv)
+	for _, w := range app.Workers() {
+		if w.Queue == app.QueueDeliveries {
+			continue
+		}
+		// Each worker sees only the queues the stack gives it (its own
+		// and its SendsTo): a send elsewhere fails here as on AWS.
+		allowed := append([]string{w.Queue}, w.SendsTo...)
+		getenv := func(k string) string {
+			for name := range rt.queues {
+				if k == onaws.EnvName("QUEUE", name) && !slices.Contains(allowed, name) {
+					return ""
+				}
+			}
+			return rt.getenv(k)
+		}
+		h, err := onaws.WorkerHandler(rt.ctx, w.Name, getenv)
 		if err != nil {
 			rt.t.Fatal(err)
 		}
-		workers[q] = h
+		workers[w.Queue] = h
 	}
 	invocations := 0
 	for end := time.Now().Add(2 * time.Minute); !done(); {
