@@ -1,0 +1,231 @@
+// Package pipelines holds the pipeline definitions: the node types (one Go
+// table that the schema route, the normaliser, the validator and the runner
+// all read), the normalisation of a posted definition and its validation
+// rules (spec: Pipeline, Definition document, Node types).
+package pipelines
+
+import "github.com/prospectdata/svc/shared/registry"
+
+// SchemaVersion is the version of the definition documents.
+const SchemaVersion = 1
+
+// MaxNodes is the most nodes of a pipeline (spec: Limits).
+const MaxNodes = 20
+
+// Data types flowing between nodes (the input and output columns of the
+// node table): what a stage's rows hold.
+const (
+	Pois        = "pois"        // businesses
+	PoisEmail   = "pois_email"  // businesses with an email column
+	Verified    = "verified"    // emails verified
+	Reviews     = "reviews"     // businesses with their reviews
+	PoisAny     = "pois_any"    // input: pois or pois_email
+	AnyPois     = "any_pois"    // input: pois, pois_email or verified
+	Passthrough = "passthrough" // output: the input's type (filter, sort)
+)
+
+// Compat is the compat map: an input type and the output types it accepts.
+var Compat = map[string][]string{
+	PoisAny:   {Pois, PoisEmail},
+	PoisEmail: {PoisEmail},
+	AnyPois:   {Pois, PoisEmail, Verified},
+}
+
+// Categories of node types.
+const (
+	CatSource  = "source"
+	CatEnrich  = "enrich"
+	CatVerify  = "verify"
+	CatCheck   = "check"
+	CatProcess = "process"
+)
+
+// Field types of a config schema.
+const (
+	TString  = "string"
+	TStrings = "string[]"
+	TInt     = "int"
+	TFloat   = "float"
+	TBool    = "bool"
+	TEnum    = "enum"
+	TObject  = "object"
+)
+
+// Field is one configuration field of a node type.
+type Field struct {
+	Type     string   `json:"type"`
+	Required bool     `json:"required,omitempty"`
+	Default  any      `json:"default"`
+	Enum     []string `json:"enum,omitempty"`
+	Label    string   `json:"label"`
+	// Min and Max bound an int (0, 0: no bound); MaxItems a list.
+	Min, Max int `json:"-"`
+	MaxItems int `json:"-"`
+	// order keeps the schema's field order for messages and docs.
+	order int
+}
+
+// NodeType is one row of the node table.
+type NodeType struct {
+	Type     string   `json:"-"`
+	Category string   `json:"category"`
+	IsRoot   bool     `json:"is_root"`
+	Input    string   `json:"input"`
+	Output   string   `json:"output"`
+	Needs    []string `json:"needs"`
+	Produces []string `json:"produces"`
+	// ConfigFreeform: the config is kept as posted (filter's rules).
+	ConfigFreeform bool             `json:"config_freeform"`
+	ConfigSchema   map[string]Field `json:"config_schema"`
+	// Module is the registry slug of the job a node of this type runs
+	// ("" for filter and sort, which run inside the pipeline).
+	Module string `json:"-"`
+}
+
+// fields numbers a config schema's fields in their given order.
+func fields(fs ...struct {
+	name string
+	f    Field
+}) map[string]Field {
+	out := make(map[string]Field, len(fs))
+	for i, f := range fs {
+		f.f.order = i
+		out[f.name] = f.f
+	}
+	return out
+}
+
+type nf = struct {
+	name string
+	f    Field
+}
+
+// nodeTypes is the node table (spec: Node types), in the spec's order.
+// Needs and Produces of module nodes come from the registry, so the two
+// tables cannot disagree.
+func nodeTypes() []NodeType {
+	none := map[string]Field{}
+	mod := func(typ, cat, in, out, slug string, schema map[string]Field) NodeType {
+		e, _ := registry.Lookup(slug)
+		needs, produces := e.Needs, e.Produces
+		if needs == nil {
+			needs = []string{}
+		}
+		if produces == nil {
+			produces = []string{}
+		}
+		return NodeType{Type: typ, Category: cat, Input: in, Output: out, Needs: needs, Produces: produces,
+			ConfigSchema: schema, Module: slug}
+	}
+	scrap := mod("scrap", CatSource, "", Pois, "scrap", fields(
+		nf{"queries", Field{Type: TStrings, Required: true, Label: "Requêtes", MaxItems: 20}},
+		nf{"country", Field{Type: TString, Default: "FRA", Label: "Pays"}},
+		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
+		nf{"extra_columns", Field{Type: TStrings, Default: []string{}, Label: "Colonnes supplémentaires"}},
+		nf{"stop_at", Field{Type: TInt, Label: "Arrêter à", Min: 1, Max: 2_000_000}},
+		nf{"max_per_phone", Field{Type: TInt, Default: 0, Label: "Fiches par numéro", Min: 0, Max: 10}},
+	))
+	scrap.Produces = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
+	scrap.Needs = []string{}
+	imp := mod("import", CatSource, "", Pois, "import", fields(
+		nf{"source", Field{Type: TEnum, Required: true, Default: "paste", Enum: []string{"paste", "url", "from_job"}, Label: "Source"}},
+		nf{"text", Field{Type: TString, Default: "", Label: "Texte collé"}},
+		nf{"url", Field{Type: TString, Default: "", Label: "Adresse du tableur public"}},
+		nf{"from_job_id", Field{Type: TString, Default: "", Label: "Job source"}},
+	))
+	imp.Produces = []string{}
+	sirene := mod("sirene", CatSource, "", Pois, "sirene", fields(
+		nf{"activites", Field{Type: TStrings, Required: true, Label: "Activités (métier ou code NAF)", MaxItems: 20}},
+		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
+		nf{"etablissements", Field{Type: TEnum, Default: "tous", Enum: []string{"tous", "sieges"}, Label: "Établissements"}},
+		nf{"cree_apres", Field{Type: TString, Default: "", Label: "Créés après (AAAA-MM-JJ)"}},
+		nf{"effectif_min", Field{Type: TString, Default: "", Label: "Effectif minimum"}},
+		nf{"stop_at", Field{Type: TInt, Default: 5000, Label: "Arrêter à", Min: 1, Max: 50_000}},
+	))
+	for _, r := range []*NodeType{&scrap, &imp, &sirene} {
+		r.IsRoot = true
+	}
+	filter := NodeType{Type: "filter", Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+		Produces: []string{}, ConfigFreeform: true, ConfigSchema: fields(
+			nf{"rules", Field{Type: TObject, Default: map[string]any{"logic": "AND", "conditions": []any{}}, Label: "Règles"}},
+		)}
+	sort := NodeType{Type: "sort", Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+		Produces: []string{}, ConfigSchema: fields(
+			nf{"sort_by", Field{Type: TString, Required: true, Label: "Trier par (colonne)"}},
+			nf{"direction", Field{Type: TEnum, Default: "desc", Enum: []string{"asc", "desc"}, Label: "Ordre"}},
+			nf{"top_n", Field{Type: TInt, Label: "Garder les N premiers", Min: 1, Max: 1_000_000}},
+		)}
+	return []NodeType{
+		scrap, imp, sirene,
+		mod("reviews", CatEnrich, PoisAny, Reviews, "reviews", none),
+		mod("emails", CatEnrich, PoisAny, PoisEmail, "emails", fields(
+			nf{"mode", Field{Type: TEnum, Default: "normal", Enum: []string{"normal", "deep"}, Label: "Mode"}},
+		)),
+		mod("verify", CatVerify, PoisEmail, Verified, "verify_emails", none),
+		mod("socials", CatEnrich, PoisAny, Pois, "socials", none),
+		mod("dead_check", CatVerify, PoisAny, Pois, "dead_check", none),
+		mod("techstack", CatEnrich, PoisAny, Pois, "techstack", none),
+		mod("ads_intelligence", CatEnrich, PoisAny, Pois, "ads_intelligence", none),
+		mod("brand_assets", CatEnrich, PoisAny, Pois, "brand_assets", fields(
+			nf{"capture_screenshot", Field{Type: TBool, Default: false, Label: "Capture d'écran"}},
+		)),
+		mod("legal_ids", CatEnrich, PoisAny, Pois, "legal_ids", none),
+		mod("legal_data", CatEnrich, PoisAny, Pois, "legal_data", none),
+		mod("legal_mentions", CatEnrich, PoisAny, Pois, "legal_mentions", none),
+		mod("opendata", CatEnrich, PoisAny, Pois, "opendata", none),
+		mod("site_finder", CatEnrich, PoisAny, Pois, "site_finder", none),
+		mod("phones_extra", CatEnrich, PoisAny, Pois, "phones_extra", none),
+		mod("pricing", CatEnrich, PoisAny, Pois, "pricing", none),
+		mod("pagespeed", CatCheck, PoisAny, Pois, "pagespeed", none),
+		mod("phone_info", CatEnrich, PoisAny, Pois, "phone_info", fields(
+			nf{"live_mode", Field{Type: TEnum, Default: "cache_only", Enum: []string{"cache_only"}, Label: "Mode"}},
+		)),
+		filter, sort,
+	}
+}
+
+// Table is the node table by type, and the types in order.
+type Table struct {
+	byType map[string]NodeType
+	order  []string
+}
+
+// NewTable returns the node table.
+func NewTable() *Table {
+	t := &Table{byType: map[string]NodeType{}}
+	for _, n := range nodeTypes() {
+		t.byType[n.Type] = n
+		t.order = append(t.order, n.Type)
+	}
+	return t
+}
+
+// Lookup returns a node type.
+func (t *Table) Lookup(typ string) (NodeType, bool) {
+	n, ok := t.byType[typ]
+	return n, ok
+}
+
+// RootTypes are the types that start a pipeline.
+func (t *Table) RootTypes() []string {
+	var out []string
+	for _, typ := range t.order {
+		if t.byType[typ].IsRoot {
+			out = append(out, typ)
+		}
+	}
+	return out
+}
+
+// Schema is the body of GET /api/pipelines/schema.
+type Schema struct {
+	SchemaVersion int                 `json:"schema_version"`
+	Compat        map[string][]string `json:"compat"`
+	RootTypes     []string            `json:"root_types"`
+	Nodes         map[string]NodeType `json:"nodes"`
+}
+
+// Schema is the public schema, the same for every caller.
+func (t *Table) Schema() Schema {
+	return Schema{SchemaVersion: SchemaVersion, Compat: Compat, RootTypes: t.RootTypes(), Nodes: t.byType}
+}
