@@ -8,6 +8,7 @@ package api
 import (
 	"fmt"
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/pipelines"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -47,6 +48,8 @@ type Deps struct {
 	SimDays *sim.Days
 	// Files holds the files brand_assets re-hosts (the job file store).
 	Files blob.Store
+	// Pipelines checks pipeline definitions.
+	Pipelines *pipelines.Checker
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
 	// Delivery says whether delivery checks can run (seed mailboxes);

@@ -25,6 +25,7 @@ import (
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
 	"github.com/prospectdata/svc/shared/netguard"
+	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -165,7 +166,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
-		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Pipelines: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js}),
+		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}

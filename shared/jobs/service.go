@@ -261,3 +261,16 @@ func (s *Service) List(ctx context.Context, uid int64, limit, offset int) ([]*Jo
 	}
 	return out, nil
 }
+
+// Active is the user's count of pending or running jobs (the concurrent
+// limit's counter).
+func (s *Service) Active(ctx context.Context, uid int64) (int, error) {
+	it, err := s.d.DB.Table(Table).Get(ctx, activeKey(uid))
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("active jobs of %d: %w", uid, err)
+	}
+	return int(it.Int("n")), nil
+}

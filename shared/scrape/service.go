@@ -203,3 +203,6 @@ func (s *Service) population(g *gazetteer.Gazetteer, country string) *grid.Popul
 	s.pops[country] = p
 	return p
 }
+
+// CostThreshold is the worst-case EF above which a pipeline is refused.
+func (s *Service) CostThreshold() float64 { return s.d.CostThreshold }
