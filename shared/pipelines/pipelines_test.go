@@ -187,3 +187,9 @@ func FuzzDefinition(f *testing.F) {
 		_ = tab.Validate(d)
 	})
 }
+
+// containsFR tells whether err is a 400 whose French message holds s.
+func containsFR(err error, s string) bool {
+	var ae *apperr.Error
+	return errors.As(err, &ae) && strings.Contains(ae.FR, s)
+}
