@@ -11,7 +11,6 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
-
 )
 
 // The filter node's rule grammar (docs/pipelines.md): a group is
@@ -332,4 +331,3 @@ func valueText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-
