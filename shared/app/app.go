@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -146,7 +147,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 				jobs.TypeViewportTest:  &viewport.Runner{Provider: prov, Now: ad.Now},
 				jobs.TypeDeliveryCheck: srcs.delivery,
 			},
-			RowRunners: srcs.rowRunners(sc),
+			CSVRunners: srcs.csvRunners(sc, lateJobs{&js}, mods.Fetcher()),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
@@ -171,6 +172,13 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
+}
+
+// lateJobs reads a job service built after the engine that needs it.
+type lateJobs struct{ js **jobs.Service }
+
+func (l lateJobs) OpenOutput(ctx context.Context, uid int64, id string) (*jobs.Job, io.ReadCloser, error) {
+	return (*l.js).OpenOutput(ctx, uid, id)
 }
 
 // Work runs the local runtime's workers until ctx ends: the engine's

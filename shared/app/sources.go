@@ -17,16 +17,19 @@ import (
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/delivery"
 	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/inproc"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/opendata"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
 	"github.com/prospectdata/svc/shared/sirene"
@@ -226,13 +229,17 @@ func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error)
 // registers API's pace 50,000 rows take about 5 minutes.
 const SireneBudget = 12 * time.Minute
 
-// rowRunners are the single-run jobs whose result is rows.
-func (s *sources) rowRunners(places sirene.Places) map[string]engine.RowsRunner {
-	c, err := s.registers()
-	if err != nil {
-		return nil
+// csvRunners are the single-run jobs whose result is rows.
+func (s *sources) csvRunners(places sirene.Places, outputs pipelines.Outputs, fetch *crawl.Fetcher) map[string]engine.CSVRunner {
+	rs := map[string]engine.CSVRunner{
+		jobs.TypeImport: &pipelines.ImportStage{Deps: imports.Deps{Fetch: fetch.FetchFile, Jobs: outputs, Now: s.now}},
+		jobs.TypeFilter: &pipelines.FilterStage{Jobs: outputs},
+		jobs.TypeSort:   &pipelines.SortStage{Jobs: outputs},
 	}
-	return map[string]engine.RowsRunner{jobs.TypeSirene: &sirene.Runner{Registers: c, Places: places, Budget: SireneBudget}}
+	if c, err := s.registers(); err == nil {
+		rs[jobs.TypeSirene] = &sirene.Runner{Registers: c, Places: places, Budget: SireneBudget}
+	}
+	return rs
 }
 
 // simClock is the sim world's registers clock, once the world is loaded.

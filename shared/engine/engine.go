@@ -98,8 +98,9 @@ type Deps struct {
 	// Runners run the single-run jobs by type (delivery_check,
 	// viewport_test): one call whose result is a JSON document.
 	Runners map[string]Runner
-	// RowRunners run the single-run jobs whose result is rows (sirene).
-	RowRunners map[string]RowsRunner
+	// CSVRunners run the single-run jobs whose result is rows (sirene,
+	// the pipelines' import, filter and sort stages).
+	CSVRunners map[string]CSVRunner
 	// ItemWorkers is how many items this process enriches at once, over
 	// all batches (default 32): sites are slow and many, and the fetcher
 	// paces each host on its own.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/store"
 )
@@ -31,12 +30,13 @@ type Runner interface {
 	Run(ctx context.Context, j *jobs.Job) (result any, count int, err error)
 }
 
-// RowsRunner runs a single-run job whose result is rows (sirene): they
-// are written as the job's CSV output, like a scrape's.
-type RowsRunner interface {
-	Columns() []string
-	// RunRows writes the rows; warn logs what the run could not cover.
-	RunRows(ctx context.Context, j *jobs.Job, write func([]string) error, warn func(en, fr string)) error
+// CSVRunner runs a single-run job whose result is rows (sirene, and the
+// pipelines' import, filter and sort stages): it writes them as the job's
+// CSV output, a stored CSV like a scrape's (export.NewCSV).
+type CSVRunner interface {
+	// RunCSV writes the output and returns its rows; warn logs what the
+	// run could not cover.
+	RunCSV(ctx context.Context, j *jobs.Job, w io.Writer, warn func(en, fr string)) (rows int, err error)
 }
 
 // SingleTimeout bounds one single-run job's call, RowsTimeout one whose
@@ -74,7 +74,7 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 	if err != nil || !ok || j.Status != jobs.Running {
 		return err
 	}
-	if rr, ok := e.d.RowRunners[j.JobType]; ok {
+	if rr, ok := e.d.CSVRunners[j.JobType]; ok {
 		rctx, cancel := context.WithTimeout(ctx, RowsTimeout)
 		defer cancel()
 		return e.finishRows(ctx, j, rr, rctx)
@@ -120,7 +120,7 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 
 // finishRows runs a rows runner into the job's CSV output and closes the
 // job done with its count.
-func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr RowsRunner, rctx context.Context) error {
+func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr CSVRunner, rctx context.Context) error {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
@@ -135,18 +135,9 @@ func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr RowsRunner, rct
 				err = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		w, err := export.NewCSV(pw, rr.Columns())
-		if err != nil {
-			return err
-		}
-		err = rr.RunRows(rctx, j, func(row []string) error {
-			rows++
-			return w.Write(row)
-		}, func(en, fr string) { e.log(ctx, j, true, en, fr) })
-		if err != nil {
-			return err
-		}
-		return w.Flush()
+		n, err := rr.RunCSV(rctx, j, pw, func(en, fr string) { e.log(ctx, j, true, en, fr) })
+		rows = n
+		return err
 	}()
 	pw.CloseWithError(runErr)
 	putErr := <-done

@@ -41,7 +41,7 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	if _, ok := e.d.Runners[j.JobType]; ok {
 		return e.startSingle(ctx, j)
 	}
-	if _, ok := e.d.RowRunners[j.JobType]; ok {
+	if _, ok := e.d.CSVRunners[j.JobType]; ok {
 		return e.startSingle(ctx, j)
 	}
 	p, err := e.plan(j)

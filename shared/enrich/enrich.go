@@ -158,6 +158,10 @@ func (s *Set) Source(slug string) string {
 	return s.web
 }
 
+// Fetcher is the set's polite fetcher (an import reads a spreadsheet
+// address with it).
+func (s *Set) Fetcher() *crawl.Fetcher { return s.f }
+
 // Session starts a page session over the set's fetcher.
 func (s *Set) Session() *crawl.Session { return s.f.Session(0) }
 

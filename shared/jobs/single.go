@@ -31,8 +31,21 @@ func SingleRun(jobType string) bool {
 	return jobType == TypeDeliveryCheck || jobType == TypeViewportTest
 }
 
+// The stages a pipeline runs itself, one call each whose result is a CSV.
+const (
+	TypeImport = "import"
+	TypeFilter = "filter"
+	TypeSort   = "sort"
+)
+
 // runsOnce tells whether CreateSingle makes jobs of the type.
-func runsOnce(jobType string) bool { return SingleRun(jobType) || jobType == TypeSirene }
+func runsOnce(jobType string) bool {
+	switch jobType {
+	case TypeSirene, TypeImport, TypeFilter, TypeSort:
+		return true
+	}
+	return SingleRun(jobType)
+}
 
 // MaxParams caps a single-run job's stored parameters.
 const MaxParams = 8 << 10

@@ -9,11 +9,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/registers"
@@ -162,19 +164,21 @@ type Runner struct {
 	Budget time.Duration
 }
 
-// Columns are the rows' columns.
-func (r *Runner) Columns() []string { return Columns }
-
-// RunRows is the engine's rows runner: the establishments, one row each.
-func (r *Runner) RunRows(ctx context.Context, j *jobs.Job, write func([]string) error, warn func(en, fr string)) error {
+// RunCSV is the engine's CSV runner: the establishments, one row each.
+func (r *Runner) RunCSV(ctx context.Context, j *jobs.Job, w io.Writer, warn func(en, fr string)) (int, error) {
 	var c Config
 	if err := json.Unmarshal(j.Params, &c); err != nil {
-		return fmt.Errorf("sirene parameters: %w", err)
+		return 0, fmt.Errorf("sirene parameters: %w", err)
 	}
 	z, err := c.zones(r.Places)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	out, err := export.NewCSV(w, Columns)
+	if err != nil {
+		return 0, err
+	}
+	rows := 0
 	f := registers.Filter{Activites: c.Activites, Zones: z, SiegesOnly: c.Etablissements == Sieges,
 		EffectifMin: c.EffectifMin, StopAt: c.StopAt,
 		Warn: func(msg string) { warn(msg, msg) }}
@@ -187,11 +191,17 @@ func (r *Runner) RunRows(ctx context.Context, j *jobs.Job, write func([]string) 
 		rctx, cancel = context.WithTimeout(ctx, r.Budget)
 		defer cancel()
 	}
-	err = r.Registers.Establishments(rctx, f, func(e registers.Establishment) error { return write(e.Values()) })
+	err = r.Registers.Establishments(rctx, f, func(e registers.Establishment) error {
+		rows++
+		return out.Write(e.Values())
+	})
 	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
 		warn("Stopped at the run's time limit: the rows found so far are kept.",
 			"Arrêt à la limite de durée : les lignes trouvées sont gardées.")
-		return nil
+		err = nil
 	}
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return rows, out.Flush()
 }
