@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/prospectdata/svc/shared/apperr"
@@ -85,6 +86,110 @@ func (s *Server) pipelineRoutes() []Route {
 			},
 		},
 	}
+}
+
+// pipelineCreateDoc is the body of POST /api/pipelines, for the OpenAPI
+// document (the full envelope is accepted too).
+type pipelineCreateDoc struct {
+	Name        string         `json:"name,omitempty"`
+	Definition  map[string]any `json:"definition"`
+	LowPriority bool           `json:"low_priority,omitempty"`
+}
+
+func (s *Server) pipelineRunRoutes() []Route {
+	ps := s.d.Pipelines
+	immutable := func(method, path, fr, en string) Route {
+		return Route{Method: method, Path: path, Auth: Any, Tag: "pipelines", Summary: "405: " + en,
+			Status: http.StatusMethodNotAllowed, Response: ErrorBody{}, Errors: []int{401},
+			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+				return apperr.New(apperr.MethodNotAllowed, fr, en)
+			}}
+	}
+	return []Route{
+		{
+			Method: http.MethodPost, Path: "/api/pipelines", Auth: Any, Tag: "pipelines", MaxBody: MaxPipelineBody,
+			Summary: "Create and start a pipeline: every check (structure, zones, cost, room for its root jobs) before " +
+				"anything is written; one job per root",
+			Request: pipelineCreateDoc{}, Response: pipelines.Created{}, Status: http.StatusCreated,
+			Errors: []int{400, 401, 403, 413, 429},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				raw, err := io.ReadAll(r.Body)
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					return apperr.New(apperr.TooLarge, "Corps de requête trop volumineux", "Request body too large")
+				}
+				if err != nil {
+					return err
+				}
+				var req pipelines.CreateRequest
+				if err := json.Unmarshal(raw, &req); err != nil {
+					return apperr.New(apperr.Invalid, "JSON invalide", "Invalid JSON")
+				}
+				if len(req.Definition) == 0 {
+					// A bare definition: the body itself.
+					req.Definition = raw
+				} else if probe := (struct {
+					SchemaVersion int `json:"schema_version"`
+				}{}); json.Unmarshal(raw, &probe) == nil && probe.SchemaVersion != 0 {
+					// The envelope: its name with its definition.
+					req.Definition = raw
+				}
+				created, err := ps.Create(r.Context(), c.User, req)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusCreated, created)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/pipelines", Auth: Any, Tag: "pipelines",
+			Summary:  "The caller's 50 latest pipelines, most recent first",
+			Response: []pipelines.Summary{}, Status: http.StatusOK, Errors: []int{401},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				list, err := ps.List(r.Context(), c.User.ID)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, list)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/pipelines/{id}", Auth: Any, Tag: "pipelines",
+			Summary:  "A pipeline with its jobs, its duration-weighted progress and its output job",
+			Response: pipelines.Detail{}, Status: http.StatusOK, Errors: []int{401, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				d, err := ps.Get(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, d)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/pipelines/{id}/cancel", Auth: Any, Tag: "pipelines",
+			Summary:  "Cancel a pipeline: its running stage stops, the rest never starts, partial results stay downloadable",
+			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				if err := ps.Cancel(r.Context(), c.User.ID, r.PathValue("id")); err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, okBody{OK: true})
+				return nil
+			},
+		},
+		immutable(http.MethodPatch, "/api/pipelines/{id}", "Un pipeline est immuable : reposte une définition modifiée comme nouveau pipeline.",
+			"A pipeline is immutable: post a changed definition as a new pipeline."),
+		immutable(http.MethodDelete, "/api/pipelines/{id}", "Les pipelines ne se suppriment pas.", "Pipelines cannot be deleted."),
+		immutable(http.MethodPost, "/api/pipelines/{id}/run", "Un pipeline démarre à sa création : reposte le graphe pour le relancer.",
+			"Pipelines start on creation: post the graph again to run it again."),
+	}
+}
+
+type okBody struct {
+	OK bool `json:"ok"`
 }
 
 func contains(list []string, s string) bool {

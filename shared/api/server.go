@@ -48,8 +48,8 @@ type Deps struct {
 	SimDays *sim.Days
 	// Files holds the files brand_assets re-hosts (the job file store).
 	Files blob.Store
-	// Pipelines checks pipeline definitions.
-	Pipelines *pipelines.Checker
+	// Pipelines creates, checks and reads pipelines.
+	Pipelines *pipelines.Service
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
 	// Delivery says whether delivery checks can run (seed mailboxes);

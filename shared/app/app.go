@@ -154,10 +154,18 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		})
 		started = eng.Start
 	}
+	onJobEvent := jobEvent(evs, cfg.BaseURL, ad.Log)
+	var ps *pipelines.Service // the jobs' terminal hook moves pipelines on; set below
 	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		ModuleSource: mods.Source, Files: ad.Files, Started: started, OnTerminal: jobEvent(evs, cfg.BaseURL, ad.Log), Log: ad.Log,
+		ModuleSource: mods.Source, Files: ad.Files, Started: started, Log: ad.Log,
+		OnTerminal: func(ctx context.Context, j *jobs.Job) {
+			onJobEvent(ctx, j)
+			ps.JobEnded(ctx, j)
+		},
 	})
+	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
+		Checker: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
 	acc.AddHolder(js)
 	wh := webhooks.New(webhooks.Deps{
 		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
@@ -167,7 +175,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
-		Pipelines: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js}),
+		Pipelines: ps,
 		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,

@@ -98,6 +98,8 @@ type Job struct {
 	// CaptureScreenshot is brand_assets' option (JobPublic has no field
 	// for it; email_mode carries the emails module's).
 	CaptureScreenshot bool `json:"-"`
+	// PipelineNodeID is the node of its pipeline a stage job runs.
+	PipelineNodeID string `json:"-"`
 	// Params are a single-run job's parameters (delivery_check's domain
 	// and subject filter, viewport_test's viewport), as JSON.
 	Params json.RawMessage `json:"-"`

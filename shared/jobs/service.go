@@ -93,6 +93,9 @@ func (s *Service) admit(ctx context.Context, u *accounts.User) error {
 		return apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
 			"Verify your email address before creating jobs.")
 	}
+	if o, ok := originOf(ctx); ok && o.Successor {
+		return nil
+	}
 	subject := accounts.UserPK(u.ID)
 	for _, rule := range []ratelimit.Rule{ratelimit.JobCreate, ratelimit.JobCreateDay} {
 		if err := s.d.Limits.Allow(ctx, rule, subject); err != nil {
@@ -132,6 +135,10 @@ func planError(p *scrape.Plan) error {
 // insert writes a new job in one transaction with its slot of the
 // concurrent-job limit and its EF debit.
 func (s *Service) insert(ctx context.Context, j *Job, ef float64, extra ...store.TxOp) error {
+	if o, ok := originOf(ctx); ok {
+		id := o.PipelineID
+		j.PipelineID, j.PipelineNodeID, j.LowPriority = &id, o.NodeID, o.LowPriority
+	}
 	it, err := item(j)
 	if err != nil {
 		return err

@@ -67,6 +67,9 @@ func item(j *Job) (store.Item, error) {
 	if len(j.Params) > 0 {
 		it["params"] = string(j.Params)
 	}
+	if j.PipelineNodeID != "" {
+		it["pipeline_node_id"] = j.PipelineNodeID
+	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
@@ -109,6 +112,7 @@ func fromItem(it store.Item) (*Job, error) {
 	}
 	j.LowPriority = it.Bool("low_priority")
 	j.CaptureScreenshot = it.Bool("capture_screenshot")
+	j.PipelineNodeID = it.String("pipeline_node_id")
 	if p := it.String("params"); p != "" {
 		j.Params = json.RawMessage(p)
 	}

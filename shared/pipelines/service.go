@@ -1,0 +1,617 @@
+package pipelines
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/events"
+	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/sirene"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// ServiceDeps are what creating and running pipelines needs.
+type ServiceDeps struct {
+	DB       store.DB
+	Checker  *Checker
+	Jobs     *jobs.Service
+	Scrape   *scrape.Service
+	Accounts *accounts.Service
+	Events   *events.Service
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Service creates pipelines and moves them on as their stages end.
+type Service struct{ d ServiceDeps }
+
+// NewService returns the pipelines service.
+func NewService(d ServiceDeps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{d: d}
+}
+
+// CreateRequest is the body of POST /api/pipelines (or the envelope).
+type CreateRequest struct {
+	Name        string          `json:"name,omitempty"`
+	Definition  json.RawMessage `json:"definition"`
+	LowPriority bool            `json:"low_priority,omitempty"`
+}
+
+// Created is the answer of a creation.
+type Created struct {
+	ID          string   `json:"id"`
+	Status      string   `json:"status"`
+	InitialJobs []string `json:"initial_jobs"`
+}
+
+// MaxNameRunes bounds a pipeline's name (spec: at most 120 characters).
+const MaxNameRunes = 120
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Create checks the definition (every check before anything is written:
+// a refusal is a 400 with its cause), then writes the pipeline and one
+// job per root.
+func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest) (*Created, error) {
+	if !u.EmailVerified {
+		return nil, apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un pipeline.",
+			"Verify your email address before creating pipelines.")
+	}
+	checked, err := s.d.Checker.Check(ctx, u, r.Definition, false)
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		return nil, ref.Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(r.Name)
+	if name == "" {
+		name = strings.TrimSpace(checked.Name)
+	}
+	if name == "" {
+		name = "Pipeline"
+	}
+	if n := []rune(name); len(n) > MaxNameRunes {
+		name = string(n[:MaxNameRunes])
+	}
+	var raw [10]byte
+	_, _ = rand.Read(raw[:])
+	now := s.d.Now().UTC()
+	p := &Pipeline{ID: idEncoding.EncodeToString(raw[:]), UserID: u.ID, Name: name, Definition: *checked.Definition,
+		Status: Running, CreatedAt: now.Format(pipeTimeFmt), LowPriority: r.LowPriority, Stages: map[string][]string{},
+		created: now}
+	it, err := pipeItem(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.DB.Table(jobs.Table).Put(ctx, it, store.NotExists("pk")); err != nil {
+		return nil, fmt.Errorf("create pipeline: %w", err)
+	}
+	out := &Created{ID: p.ID, Status: Running, InitialJobs: []string{}}
+	for _, id := range checked.Roots {
+		j, err := s.startRoot(ctx, u, p, node(checked.Definition, id))
+		if err != nil {
+			// The checks passed a moment ago: only a race (another job
+			// took the last slot) gets here. The pipeline fails.
+			s.finish(ctx, p.ID, Failed)
+			return nil, err
+		}
+		out.InitialJobs = append(out.InitialJobs, j.ID)
+		if _, err := s.update(ctx, p.ID, func(p *Pipeline) bool {
+			p.Stages[id] = append(p.Stages[id], j.ID)
+			return true
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, n Node) (*jobs.Job, error) {
+	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority})
+	switch n.Type {
+	case "scrap":
+		var r scrape.Request
+		b, _ := json.Marshal(n.Config)
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, err
+		}
+		return s.d.Jobs.Create(ctx, u, r)
+	case "sirene":
+		cfg, err := sireneConfig(n)
+		if err != nil {
+			return nil, err
+		}
+		return sirene.Create(ctx, s.d.Jobs, u, s.d.Scrape, cfg)
+	case "import":
+		return s.d.Jobs.CreateSingle(ctx, u, jobs.TypeImport, StageParams{Config: n.Config}, 0)
+	}
+	return nil, fmt.Errorf("pipeline %s: %s is not a root", p.ID, n.Type)
+}
+
+// JobEnded moves a job's pipeline on (the jobs' terminal hook): a done
+// stage starts its successors from its CSV (an empty one short-circuits
+// the branch), a failed stage or one cancelled after it started pauses
+// the pipeline, an expired one fails it; then the pipeline is done when
+// nothing is left to run.
+func (s *Service) JobEnded(ctx context.Context, j *jobs.Job) {
+	if j.PipelineID == nil || *j.PipelineID == "" {
+		return
+	}
+	if err := s.jobEnded(ctx, j); err != nil {
+		s.d.Log.ErrorContext(ctx, "pipeline not moved on", "pipeline", *j.PipelineID, "job", j.ID, "err", err)
+	}
+}
+
+func (s *Service) jobEnded(ctx context.Context, j *jobs.Job) error {
+	p, err := s.get(ctx, 0, *j.PipelineID)
+	if err != nil || p.Status != Running {
+		return err
+	}
+	switch j.Status {
+	case jobs.Expired:
+		s.finish(ctx, p.ID, Failed)
+		return nil
+	case jobs.Cancelled:
+		if j.StartedAt == nil && !s.anyActive(ctx, p, j.ID) {
+			s.finish(ctx, p.ID, Cancelled)
+			return nil
+		}
+	case jobs.Done:
+		if err := s.startSuccessors(ctx, p, j); err != nil {
+			return err
+		}
+	}
+	return s.settle(ctx, p.ID)
+}
+
+// startSuccessors creates the jobs of the nodes after j's, once each.
+func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job) error {
+	if j.ResultsCount == 0 {
+		return nil // an empty output short-circuits the branch
+	}
+	u, err := s.d.Accounts.User(ctx, p.UserID)
+	if err != nil {
+		return err
+	}
+	for _, e := range p.Definition.Edges {
+		if e.From != j.PipelineNodeID || len(p.Stages[e.To]) > 0 {
+			continue
+		}
+		n := node(&p.Definition, e.To)
+		nj, err := s.startStage(ctx, u, p, n, j)
+		if err != nil {
+			s.d.Log.WarnContext(ctx, "pipeline stage not started", "pipeline", p.ID, "node", n.ID, "err", err)
+			continue
+		}
+		if _, err := s.update(ctx, p.ID, func(p *Pipeline) bool {
+			p.Stages[n.ID] = append(p.Stages[n.ID], nj.ID)
+			return true
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startStage creates a non-root node's job over its predecessor's output.
+func (s *Service) startStage(ctx context.Context, u *accounts.User, p *Pipeline, n Node, src *jobs.Job) (*jobs.Job, error) {
+	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority, Successor: true})
+	switch n.Type {
+	case "filter", "sort":
+		return s.d.Jobs.CreateSingle(ctx, u, n.Type, StageParams{SourceJobID: src.ID, Config: n.Config}, 0)
+	}
+	nt, _ := s.d.Checker.t.Lookup(n.Type)
+	items, err := s.items(ctx, p.UserID, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	srcID := src.ID
+	req := jobs.ItemRequest{Items: items, SourceJobID: &srcID}
+	if m, ok := n.Config["mode"].(string); ok && nt.Module == "emails" {
+		req.Mode = &m
+	}
+	if b, ok := n.Config["capture_screenshot"].(bool); ok && nt.Module == "brand_assets" {
+		req.CaptureScreenshot = &b
+	}
+	return s.d.Jobs.CreateItems(ctx, u, nt.Module, req)
+}
+
+// items reads a job's CSV as the items of the next stage: its first
+// jobs.MaxItems rows, every column kept (custom ones included).
+func (s *Service) items(ctx context.Context, uid int64, jobID string) ([]json.RawMessage, error) {
+	_, rc, err := s.d.Jobs.OpenOutput(ctx, uid, jobID)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	rd, err := export.ReadCSV(rc)
+	if err != nil {
+		return nil, err
+	}
+	header := rd.Header()
+	var out []json.RawMessage
+	for len(out) < jobs.MaxItems {
+		row, err := rd.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		obj := make(map[string]string, len(header))
+		for i, h := range header {
+			obj[h] = export.Restore(row[i])
+		}
+		b, err := json.Marshal(orderedRow{header, obj})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// orderedRow marshals a row as a JSON object in its columns' order, so
+// that the next stage keeps the column order (the column guarantee).
+type orderedRow struct {
+	keys []string
+	vals map[string]string
+}
+
+func (r orderedRow) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range r.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(r.vals[k])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// stageJobs reads the latest job of each node that has one.
+func (s *Service) stageJobs(ctx context.Context, p *Pipeline) (map[string]*jobs.Job, error) {
+	out := map[string]*jobs.Job{}
+	for id, js := range p.Stages {
+		if len(js) == 0 {
+			continue
+		}
+		j, err := s.d.Jobs.Get(ctx, p.UserID, js[len(js)-1])
+		if apperr.Is(err, apperr.NotFound) {
+			continue // deleted
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = j
+	}
+	return out, nil
+}
+
+func (s *Service) anyActive(ctx context.Context, p *Pipeline, except string) bool {
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		return true
+	}
+	for _, j := range js {
+		if j.ID != except && j.Status.Active() {
+			return true
+		}
+	}
+	return false
+}
+
+// settle closes the pipeline done when nothing is left to run: no stage
+// active, none paused (failed or cancelled, waiting for continue or
+// cancel), and every node without a job under a short-circuit (an
+// ancestor done with no row).
+func (s *Service) settle(ctx context.Context, id string) error {
+	p, err := s.get(ctx, 0, id)
+	if err != nil || p.Status != Running {
+		return err
+	}
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		return err
+	}
+	pred := map[string]string{}
+	for _, e := range p.Definition.Edges {
+		pred[e.To] = e.From
+	}
+	for _, n := range p.Definition.Nodes {
+		j, ok := js[n.ID]
+		if ok {
+			if j.Status != jobs.Done {
+				return nil // active, or paused
+			}
+			continue
+		}
+		short := false
+		for cur := n.ID; ; {
+			up, ok := pred[cur]
+			if !ok {
+				break
+			}
+			if uj, ok := js[up]; ok && uj.Status == jobs.Done && uj.ResultsCount == 0 {
+				short = true
+				break
+			}
+			cur = up
+		}
+		if !short {
+			return nil // still to start
+		}
+	}
+	s.finish(ctx, p.ID, Done)
+	return nil
+}
+
+// finish moves a running pipeline to a terminal state and tells the feed.
+func (s *Service) finish(ctx context.Context, id, status string) {
+	changed := false
+	p, err := s.update(ctx, id, func(p *Pipeline) bool {
+		if p.Status != Running {
+			return false
+		}
+		p.Status = status
+		t := s.d.Now().UTC().Format(pipeTimeFmt)
+		p.CompletedAt = &t
+		changed = true
+		return true
+	})
+	if err != nil {
+		s.d.Log.ErrorContext(ctx, "pipeline not closed", "pipeline", id, "err", err)
+		return
+	}
+	if !changed || s.d.Events == nil {
+		return
+	}
+	typ := map[string]string{Done: events.PipelineCompleted, Failed: events.PipelineFailed, Cancelled: events.PipelineCancelled}[status]
+	if _, err := s.d.Events.Append(ctx, p.UserID, typ, events.PipelineData{ID: p.ID, Name: p.Name, Status: p.Status,
+		CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt}); err != nil {
+		s.d.Log.ErrorContext(ctx, "pipeline event not appended", "pipeline", id, "err", err)
+	}
+}
+
+// Cancel stops a running pipeline: its active stages are cancelled, the
+// rest never starts, partial results stay downloadable (400 when the
+// pipeline is already terminal).
+func (s *Service) Cancel(ctx context.Context, uid int64, id string) error {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return err
+	}
+	if p.Status != Running {
+		return apperr.New(apperr.Invalid, "Le pipeline est déjà terminé.", "The pipeline is already finished.")
+	}
+	s.finish(ctx, id, Cancelled)
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, j := range js {
+		if j.Status.Active() {
+			if _, err := s.d.Jobs.Cancel(ctx, uid, j.ID); err != nil && !apperr.Is(err, apperr.Invalid) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// StageJob is one job of a pipeline's detail.
+type StageJob struct {
+	ID             string  `json:"id"`
+	JobType        string  `json:"job_type"`
+	Status         string  `json:"status"`
+	PipelineNodeID string  `json:"pipeline_node_id"`
+	ResultsCount   int     `json:"results_count"`
+	ErrorMessage   *string `json:"error_message"`
+	CreatedAt      string  `json:"created_at"`
+	CompletedAt    *string `json:"completed_at"`
+}
+
+// OutputJob is the detail's final dataset.
+type OutputJob struct {
+	ID                string `json:"id"`
+	JobType           string `json:"job_type"`
+	ResultsCount      int    `json:"results_count"`
+	Status            string `json:"status"`
+	DownloadAvailable bool   `json:"download_available"`
+}
+
+// Detail is the body of GET /api/pipelines/{id}.
+type Detail struct {
+	ID          string     `json:"id"`
+	UserID      int64      `json:"user_id"`
+	Name        string     `json:"name"`
+	Definition  Definition `json:"definition"`
+	Status      string     `json:"status"`
+	CreatedAt   string     `json:"created_at"`
+	CompletedAt *string    `json:"completed_at"`
+	ProgressPct int        `json:"progress_pct"`
+	Jobs        []StageJob `json:"jobs"`
+	OutputJob   *OutputJob `json:"output_job"`
+}
+
+// Summary is one pipeline of the list.
+type Summary struct {
+	ID           string  `json:"id"`
+	Name         string  `json:"name"`
+	Status       string  `json:"status"`
+	CreatedAt    string  `json:"created_at"`
+	CompletedAt  *string `json:"completed_at"`
+	NodesCount   int     `json:"nodes_count"`
+	DoneCount    int     `json:"done_count"`
+	ResultsCount int     `json:"results_count"`
+}
+
+// Get is a pipeline's detail with its jobs, its progress and its output.
+func (s *Service) Get(ctx context.Context, uid int64, id string) (*Detail, error) {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &Detail{ID: p.ID, UserID: p.UserID, Name: p.Name, Definition: p.Definition, Status: p.Status,
+		CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt, Jobs: []StageJob{}}
+	all := map[string][]*jobs.Job{}
+	for nid, ids := range p.Stages {
+		for _, jid := range ids {
+			j, err := s.d.Jobs.Get(ctx, uid, jid)
+			if apperr.Is(err, apperr.NotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			all[nid] = append(all[nid], j)
+			d.Jobs = append(d.Jobs, StageJob{ID: j.ID, JobType: j.JobType, Status: string(j.Status), PipelineNodeID: nid,
+				ResultsCount: j.ResultsCount, ErrorMessage: j.ErrorMessage, CreatedAt: j.CreatedAt, CompletedAt: j.CompletedAt})
+		}
+	}
+	slices.SortFunc(d.Jobs, func(a, b StageJob) int { return strings.Compare(a.CreatedAt+a.ID, b.CreatedAt+b.ID) })
+	d.ProgressPct = progress(s.d.Checker.t, p, all)
+	d.OutputJob = outputJob(p, all)
+	return d, nil
+}
+
+// List is the user's 50 latest pipelines, most recent first.
+func (s *Service) List(ctx context.Context, uid int64) ([]Summary, error) {
+	ps, err := s.list(ctx, uid, 50)
+	if err != nil {
+		return nil, err
+	}
+	out := []Summary{}
+	for _, p := range ps {
+		sum := Summary{ID: p.ID, Name: p.Name, Status: p.Status, CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt,
+			NodesCount: len(p.Definition.Nodes)}
+		js, err := s.stageJobs(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range js {
+			if j.Status.Terminal() {
+				sum.DoneCount++
+			}
+			sum.ResultsCount += j.ResultsCount
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+// weight is a stage's share of a pipeline's duration: transforms are
+// light, sources and enrichments heavy (spec: progress_pct).
+func weight(t *Table, typ string) float64 {
+	switch typ {
+	case "filter", "sort":
+		return 0.05
+	case "scrap", "sirene":
+		return 3
+	}
+	if nt, ok := t.Lookup(typ); ok && nt.IsRoot {
+		return 0.2
+	}
+	return 1
+}
+
+// progress is the duration-weighted completion: done stages count whole,
+// the running stage its own sub-progress.
+func progress(t *Table, p *Pipeline, all map[string][]*jobs.Job) int {
+	if p.Status == Done {
+		return 100
+	}
+	var total, done float64
+	for _, n := range p.Definition.Nodes {
+		w := weight(t, n.Type)
+		total += w
+		js := all[n.ID]
+		if len(js) == 0 {
+			continue
+		}
+		j := js[len(js)-1]
+		switch {
+		case j.Status.Terminal():
+			done += w
+		case j.GridPointsCount > 0:
+			done += w * float64(j.ProcessedPoints) / float64(j.GridPointsCount)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	pct := int(100 * done / total)
+	return min(pct, 99)
+}
+
+// outputJob is the most-downstream stage that produced rows.
+func outputJob(p *Pipeline, all map[string][]*jobs.Job) *OutputJob {
+	depth := map[string]int{}
+	pred := map[string]string{}
+	for _, e := range p.Definition.Edges {
+		pred[e.To] = e.From
+	}
+	for _, n := range p.Definition.Nodes {
+		d := 0
+		for cur := n.ID; d <= MaxNodes; d++ {
+			up, ok := pred[cur]
+			if !ok {
+				break
+			}
+			cur = up
+		}
+		depth[n.ID] = d
+	}
+	var best *jobs.Job
+	bestDepth := -1
+	for _, n := range p.Definition.Nodes {
+		for _, j := range all[n.ID] {
+			if j.ResultsCount == 0 || !j.DownloadAvailable {
+				continue
+			}
+			if depth[n.ID] > bestDepth || (depth[n.ID] == bestDepth && j.CreatedAt > best.CreatedAt) {
+				best, bestDepth = j, depth[n.ID]
+			}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &OutputJob{ID: best.ID, JobType: best.JobType, ResultsCount: best.ResultsCount, Status: string(best.Status),
+		DownloadAvailable: best.DownloadAvailable}
+}
+
+// Table is the node table.
+func (s *Service) Table() *Table { return s.d.Checker.t }
+
+// Check runs the creation checks without creating anything (validate).
+func (s *Service) Check(ctx context.Context, u *accounts.User, raw json.RawMessage, structureOnly bool) (*Checked, error) {
+	return s.d.Checker.Check(ctx, u, raw, structureOnly)
+}

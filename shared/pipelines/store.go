@@ -1,0 +1,147 @@
+package pipelines
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Pipeline states (spec: Pipeline status).
+const (
+	Running   = "running"
+	Done      = "done"
+	Failed    = "failed"
+	Cancelled = "cancelled"
+)
+
+// Pipeline is a stored pipeline. A pipeline is an item of the jobs table,
+// PIPE#<id> / PIPE, listed on the owner index under PIPE#<created ms>
+// beside the owner's jobs (docs/pipelines.md).
+type Pipeline struct {
+	ID          string     `json:"id"`
+	UserID      int64      `json:"user_id"`
+	Name        string     `json:"name"`
+	Definition  Definition `json:"definition"`
+	Status      string     `json:"status"`
+	CreatedAt   string     `json:"created_at"`
+	CompletedAt *string    `json:"completed_at"`
+	LowPriority bool       `json:"low_priority"`
+	// Stages are each node's jobs, the latest last.
+	Stages map[string][]string `json:"stages"`
+
+	created time.Time
+	version int64
+}
+
+// pipeTimeFmt is the spec's time format of pipelines.
+const pipeTimeFmt = "2006-01-02 15:04:05"
+
+func pipeKey(id string) store.Key { return store.Key{PK: "PIPE#" + id, SK: "PIPE"} }
+
+func pipeItem(p *Pipeline) (store.Item, error) {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	ms := strconv.FormatInt(p.created.UnixMilli(), 10)
+	for len(ms) < 20 {
+		ms = "0" + ms
+	}
+	k := pipeKey(p.ID)
+	return store.Item{"pk": k.PK, "sk": k.SK, "gsi1pk": accounts.UserPK(p.UserID), "gsi1sk": "PIPE#" + ms + "#" + p.ID,
+		"user_id": p.UserID, "status": p.Status, "doc": string(doc), "v": p.version, "created_ms": p.created.UnixMilli()}, nil
+}
+
+func pipeFrom(it store.Item) (*Pipeline, error) {
+	var p Pipeline
+	if err := json.Unmarshal([]byte(it.String("doc")), &p); err != nil {
+		return nil, fmt.Errorf("decode pipeline %s: %w", it.String("pk"), err)
+	}
+	p.version = it.Int("v")
+	p.created = time.UnixMilli(it.Int("created_ms")).UTC()
+	if p.Stages == nil {
+		p.Stages = map[string][]string{}
+	}
+	return &p, nil
+}
+
+// get reads a pipeline of the user (404 for another's).
+func (s *Service) get(ctx context.Context, uid int64, id string) (*Pipeline, error) {
+	if id == "" || len(id) > 64 {
+		return nil, apperr.Missing()
+	}
+	it, err := s.d.DB.Table(jobs.Table).Get(ctx, pipeKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apperr.Missing()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read pipeline %s: %w", id, err)
+	}
+	p, err := pipeFrom(it)
+	if err != nil {
+		return nil, err
+	}
+	if uid != 0 && p.UserID != uid {
+		return nil, apperr.Missing()
+	}
+	return p, nil
+}
+
+// update applies change to the pipeline, retrying when another writer
+// got there first (two stages of a fan-out may end together).
+func (s *Service) update(ctx context.Context, id string, change func(p *Pipeline) bool) (*Pipeline, error) {
+	for try := 0; try < 10; try++ {
+		p, err := s.get(ctx, 0, id)
+		if err != nil {
+			return nil, err
+		}
+		if !change(p) {
+			return p, nil
+		}
+		old := p.version
+		p.version++
+		it, err := pipeItem(p)
+		if err != nil {
+			return nil, err
+		}
+		err = s.d.DB.Table(jobs.Table).Put(ctx, it, store.Eq("v", old))
+		if errors.Is(err, store.ErrConditionFailed) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write pipeline %s: %w", id, err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("write pipeline %s: too many concurrent updates", id)
+}
+
+// list reads the user's latest pipelines, most recent first.
+func (s *Service) list(ctx context.Context, uid int64, limit int) ([]*Pipeline, error) {
+	out := []*Pipeline{}
+	err := store.ForEach(ctx, s.d.DB.Table(jobs.Table), store.Query{
+		Index: "gsi1", PK: accounts.UserPK(uid), SK: store.BeginsWith("PIPE#"), Desc: true,
+	}, func(it store.Item) error {
+		p, err := pipeFrom(it)
+		if err != nil {
+			return err
+		}
+		out = append(out, p)
+		if len(out) == limit {
+			return store.ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pipelines: %w", err)
+	}
+	return out, nil
+}
