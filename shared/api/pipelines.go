@@ -180,12 +180,67 @@ func (s *Server) pipelineRunRoutes() []Route {
 				return nil
 			},
 		},
+		{
+			Method: http.MethodPost, Path: "/api/pipelines/{id}/nodes/{node_id}/continue", Auth: Any, Tag: "pipelines",
+			Summary: "Continue a pipeline paused on a failed or cancelled stage: its successors start from the stage's " +
+				"partial rows (none: the branch ends)",
+			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				if err := ps.Continue(r.Context(), c.User.ID, r.PathValue("id"), r.PathValue("node_id")); err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, okBody{OK: true})
+				return nil
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/api/pipelines/{id}/nodes/{node_id}/input-columns", Auth: Any, Tag: "pipelines",
+			Summary: "The columns a node receives: its predecessor's output (5,000 rows read) with each column's type, fill " +
+				"rate, samples and categories, or the reason there is none yet",
+			Response: pipelines.InputColumnsBody{}, Status: http.StatusOK, Errors: []int{401, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				body, err := ps.InputColumns(r.Context(), c.User.ID, r.PathValue("id"), r.PathValue("node_id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, body)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/pipelines/{id}/nodes/{node_id}/filter-preview", Auth: Any, Tag: "pipelines",
+			MaxBody: 64 << 10,
+			Summary: "Apply rules to a filter node's input (5,000 rows) with the worker's function: counts and 5 matched rows; " +
+				"creates nothing",
+			Request: filterPreviewRequest{}, Response: pipelines.PreviewBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req filterPreviewRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				rules, err := pipelines.ParseRules(req.Rules)
+				if err != nil {
+					return err
+				}
+				body, err := ps.FilterPreview(r.Context(), c.User.ID, r.PathValue("id"), r.PathValue("node_id"), rules)
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, body)
+				return nil
+			},
+		},
 		immutable(http.MethodPatch, "/api/pipelines/{id}", "Un pipeline est immuable : reposte une définition modifiée comme nouveau pipeline.",
 			"A pipeline is immutable: post a changed definition as a new pipeline."),
 		immutable(http.MethodDelete, "/api/pipelines/{id}", "Les pipelines ne se suppriment pas.", "Pipelines cannot be deleted."),
 		immutable(http.MethodPost, "/api/pipelines/{id}/run", "Un pipeline démarre à sa création : reposte le graphe pour le relancer.",
 			"Pipelines start on creation: post the graph again to run it again."),
 	}
+}
+
+// filterPreviewRequest is the body of filter-preview.
+type filterPreviewRequest struct {
+	Rules json.RawMessage `json:"rules"`
 }
 
 type okBody struct {

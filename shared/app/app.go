@@ -163,6 +163,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			onJobEvent(ctx, j)
 			ps.JobEnded(ctx, j)
 		},
+		PipelineRunning: func(ctx context.Context, id string) bool { return ps.Running(ctx, id) },
 	})
 	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
 		Checker: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})

@@ -82,7 +82,7 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 		{"reviews", "reviews", map[string]any{"max_reviews": 3, "period_months": 0}, []string{"reviews_list", "owner_replied"}, 20},
 		// Opendata: the sim's OpenStreetMap maps about half the places;
 		// its site_web, telephone and email fill the rows' own columns.
-		{"opendata", "opendata", nil, []string{"opendata_champs", "opendata_match", "opendata_source"}, 5},
+		{"opendata", "opendata", nil, []string{"opendata_champs", "opendata_match", "opendata_source"}, 0},
 		{"pagespeed", "pagespeed", nil, []string{"perf_score", "seo_score", "accessibility_score", "best_practices_score", "lcp", "cls", "inp"}, 8},
 		{"phone-info", "phone_info", map[string]any{"live_mode": "cache_only"}, []string{"phone_e164", "phone_national", "phone_country",
 			"phone_line_type", "phone_carrier_original", "phone_carrier_current", "phone_is_ported", "phone_is_reachable", "phone_is_valid",
@@ -129,6 +129,20 @@ func TestItemJobsOnSimScrape(t *testing.T) {
 			}
 			if tt.jobType == "brand_assets" {
 				checkAssets(t, e, c, recs, in)
+			}
+			if tt.jobType == "opendata" {
+				// About half the sim places are on its OpenStreetMap; the
+				// twin also answers 429s and 504s, retried.
+				matched := 0
+				for _, rec := range recs[1:] {
+					if m := rec[in+1]; m == "name_exact" || m == "name_near" {
+						matched++
+					}
+				}
+				if matched < 3 {
+					t.Errorf("opendata matched %d of 30 rows", matched)
+				}
+				t.Logf("opendata matched %d of 30 rows", matched)
 			}
 			if tt.jobType == "reviews" {
 				if got["max_reviews"] != 3.0 || got["period_months"] != 0.0 {

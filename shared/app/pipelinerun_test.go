@@ -82,6 +82,34 @@ func TestPipelineRuns(t *testing.T) {
 		t.Errorf("no pipeline.completed event: %s", feed)
 	}
 
+	// The filter node's input: the emails stage's columns, typed, and
+	// a preview of other rules over them.
+	cols := c.Do("GET", "/api/pipelines/"+id+"/nodes/f/input-columns", nil).Must(t, 200).JSON()
+	if cols["predecessor_job_id"] != stages["e"]["id"] || cols["row_count"].(float64) < 1 {
+		t.Fatalf("input-columns: %v", cols)
+	}
+	types := map[string]string{}
+	for _, col := range cols["columns"].([]any) {
+		m := col.(map[string]any)
+		types[m["name"].(string)] = m["type"].(string)
+	}
+	if types["telephone"] != "phone" || types["site_web"] != "url" || types["rating"] != "number" || types["email"] != "email" {
+		t.Errorf("column types %v", types)
+	}
+	if r := c.Do("GET", "/api/pipelines/"+id+"/nodes/s/input-columns", nil).Must(t, 200).JSON(); r["reason"] != "no_predecessor" {
+		t.Errorf("a root's input: %v", r)
+	}
+	pv := c.Do("POST", "/api/pipelines/"+id+"/nodes/f/filter-preview", map[string]any{"rules": map[string]any{"logic": "AND",
+		"conditions": []any{map[string]any{"column": "email", "op": "is_not_empty"}}}}).Must(t, 200).JSON()
+	if pv["total"].(float64) < 1 || pv["matched"].(float64) > pv["total"].(float64) || pv["capped"] != false {
+		t.Errorf("filter-preview: %v", pv)
+	}
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/o/filter-preview", map[string]any{"rules": map[string]any{}}).Must(t, 400) // not a filter
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/f/filter-preview", map[string]any{"rules": map[string]any{"conditions": []any{
+		map[string]any{"column": "nope", "op": "=", "value": "x"}}}}).Must(t, 400)
+	c.Do("GET", "/api/pipelines/"+id+"/nodes/zz/input-columns", nil).Must(t, 404)
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/e/continue", nil).Must(t, 400) // a done stage
+
 	// A filter keeping nothing: the sort never starts, the pipeline is
 	// done, its output the emails stage.
 	short := c.Do("POST", "/api/pipelines", body("9")).Must(t, 201).JSON()
@@ -101,4 +129,55 @@ func TestPipelineRuns(t *testing.T) {
 	other := e.NewClient()
 	other.Signup("runs-other@example.org", fixturePassword)
 	other.Do("GET", "/api/pipelines/"+id, nil).Must(t, 404)
+}
+
+// TestPipelinePauseContinueCancel: a failed stage pauses its pipeline
+// (still running, its successor not started); continue resolves it (no
+// rows: the branch ends, the pipeline is done); cancel closes a paused
+// one.
+func TestPipelinePauseContinueCancel(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("pause@example.org", fixturePassword)
+	c.Verify("pause@example.org")
+	def := `{"nodes":[
+		{"id":"s","type":"scrap","config":{"queries":["fleuriste"],"zones":["Villeurbanne"]}},
+		{"id":"f","type":"filter","config":{"rules":{"conditions":[{"column":"no_such_column","op":"=","value":"x"}]}}},
+		{"id":"o","type":"sort","config":{"sort_by":"rating"}}],
+		"edges":[{"from":"s","to":"f"},{"from":"f","to":"o"}]}`
+	paused := func() string {
+		t.Helper()
+		id := c.Do("POST", "/api/pipelines", def).Must(t, 201).JSON()["id"].(string)
+		for end := time.Now().Add(time.Minute); ; time.Sleep(30 * time.Millisecond) {
+			got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON()
+			for _, j := range got["jobs"].([]any) {
+				if m := j.(map[string]any); m["pipeline_node_id"] == "f" && m["status"] == "failed" {
+					if got["status"] != "running" || len(got["jobs"].([]any)) != 2 {
+						t.Fatalf("paused: %v", got)
+					}
+					return id
+				}
+			}
+			if time.Now().After(end) {
+				t.Fatalf("the filter stage did not fail: %v", got)
+			}
+		}
+	}
+	id := paused()
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/s/continue", nil).Must(t, 400) // done, not paused
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/f/continue", nil).Must(t, 200)
+	if got := waitPipeline(t, c, id); got["status"] != "done" || len(got["jobs"].([]any)) != 2 {
+		t.Fatalf("after continue: %v", got)
+	}
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/f/continue", nil).Must(t, 400) // not running any more
+
+	id = paused()
+	c.Do("POST", "/api/pipelines/"+id+"/cancel", nil).Must(t, 200)
+	if got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON(); got["status"] != "cancelled" || got["completed_at"] == nil {
+		t.Fatalf("after cancel: %v", got)
+	}
+	c.Do("POST", "/api/pipelines/"+id+"/cancel", nil).Must(t, 400)
+	if feed := string(c.Do("GET", "/api/events?types=pipeline.cancelled", nil).Must(t, 200).Body); !strings.Contains(feed, id) {
+		t.Errorf("no pipeline.cancelled event: %s", feed)
+	}
 }

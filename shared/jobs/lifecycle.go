@@ -31,8 +31,9 @@ func errTerminal(j *Job) error {
 
 // Cancel cancels the user's pending or running job (POST
 // /api/jobs/{id}/cancel): 400 when it has already ended. The engine drops
-// the job's remaining tasks when it meets them. pipelineCancelled is false
-// until jobs belong to pipelines.
+// the job's remaining tasks when it meets them. pipelineCancelled says the
+// cancellation closed the job's pipeline (a stage cancelled before it
+// started, with no other stage active).
 func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCancelled bool, err error) {
 	j, err := s.Get(ctx, uid, id)
 	if err != nil {
@@ -54,8 +55,9 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 		}
 		return false, fmt.Errorf("cancel job %s: %w", id, err)
 	}
+	open := j.PipelineID != nil && s.d.PipelineRunning != nil && s.d.PipelineRunning(ctx, *j.PipelineID)
 	s.Ended(ctx, j)
-	return false, nil
+	return open && !s.d.PipelineRunning(ctx, *j.PipelineID), nil
 }
 
 // Delete removes the user's job and its output (DELETE /api/jobs/{id}):

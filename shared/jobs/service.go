@@ -45,6 +45,9 @@ type Deps struct {
 	// OnTerminal is told of every terminal transition, after its commit
 	// and the release of the job's pool (Ended).
 	OnTerminal func(ctx context.Context, j *Job)
+	// PipelineRunning tells whether a pipeline is still running (a job's
+	// cancel answers pipeline_cancelled when it closed its pipeline).
+	PipelineRunning func(ctx context.Context, id string) bool
 	// Started is told of every job that may run now (created with no
 	// pool to wait for, or given its pool's lease), for the engine to run
 	// it. It may be told twice of a job.

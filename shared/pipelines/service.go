@@ -348,7 +348,7 @@ func (s *Service) settle(ctx context.Context, id string) error {
 	for _, n := range p.Definition.Nodes {
 		j, ok := js[n.ID]
 		if ok {
-			if j.Status != jobs.Done {
+			if !resolved(p, n.ID, j) {
 				return nil // active, or paused
 			}
 			continue
@@ -359,7 +359,7 @@ func (s *Service) settle(ctx context.Context, id string) error {
 			if !ok {
 				break
 			}
-			if uj, ok := js[up]; ok && uj.Status == jobs.Done && uj.ResultsCount == 0 {
+			if uj, ok := js[up]; ok && resolved(p, up, uj) && (uj.ResultsCount == 0 || !uj.DownloadAvailable) {
 				short = true
 				break
 			}
@@ -371,6 +371,158 @@ func (s *Service) settle(ctx context.Context, id string) error {
 	}
 	s.finish(ctx, p.ID, Done)
 	return nil
+}
+
+// resolved tells whether a node's stage is settled: done, or continued.
+func resolved(p *Pipeline, nodeID string, j *jobs.Job) bool {
+	return j.Status == jobs.Done || (slices.Contains(p.Continued, nodeID) && j.Status.Terminal())
+}
+
+// Continue resumes a pipeline paused on a failed or cancelled stage: its
+// successors start from the stage's partial rows (none: the branch is
+// short-circuited). 400 when the stage is not in a continuable state.
+func (s *Service) Continue(ctx context.Context, uid int64, id, nodeID string) error {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(p.Definition.Nodes, func(n Node) bool { return n.ID == nodeID }) {
+		return apperr.Missing()
+	}
+	notContinuable := apperr.New(apperr.Invalid,
+		"Cette étape ne peut pas être continuée : seule une étape échouée ou annulée d'un pipeline en cours le peut.",
+		"This stage cannot be continued: only a failed or cancelled stage of a running pipeline can.")
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		return err
+	}
+	j, ok := js[nodeID]
+	if p.Status != Running || !ok || (j.Status != jobs.Failed && j.Status != jobs.Cancelled) || slices.Contains(p.Continued, nodeID) {
+		return notContinuable
+	}
+	p, err = s.update(ctx, id, func(p *Pipeline) bool {
+		if slices.Contains(p.Continued, nodeID) {
+			return false
+		}
+		p.Continued = append(p.Continued, nodeID)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if j.DownloadAvailable {
+		if err := s.startSuccessors(ctx, p, j); err != nil {
+			return err
+		}
+	}
+	return s.settle(ctx, id)
+}
+
+// Reasons a node's input is not there yet (spec: input-columns).
+const (
+	NoPredecessor = "no_predecessor"
+	NoDataYet     = "no_data_yet"
+	NoCSVFound    = "no_csv_found"
+	CSVReadError  = "csv_read_error"
+)
+
+// predecessorOutput opens the output of a node's predecessor's latest
+// job, or says why it cannot.
+func (s *Service) predecessorOutput(ctx context.Context, uid int64, id, nodeID string) (io.ReadCloser, string, string, error) {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if !slices.ContainsFunc(p.Definition.Nodes, func(n Node) bool { return n.ID == nodeID }) {
+		return nil, "", "", apperr.Missing()
+	}
+	from := ""
+	for _, e := range p.Definition.Edges {
+		if e.To == nodeID {
+			from = e.From
+		}
+	}
+	if from == "" {
+		return nil, "", NoPredecessor, nil
+	}
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		return nil, "", "", err
+	}
+	j, ok := js[from]
+	if !ok || j.Status != jobs.Done {
+		return nil, "", NoDataYet, nil
+	}
+	_, rc, err := s.d.Jobs.OpenOutput(ctx, uid, j.ID)
+	if err != nil {
+		return nil, j.ID, NoCSVFound, nil
+	}
+	return rc, j.ID, "", nil
+}
+
+// InputColumnsBody is the answer of input-columns.
+type InputColumnsBody struct {
+	Columns  []ColumnInfo `json:"columns"`
+	RowCount *int         `json:"row_count,omitempty"`
+	JobID    string       `json:"predecessor_job_id,omitempty"`
+	Reason   string       `json:"reason,omitempty"`
+}
+
+// InputColumns reports the columns a node receives (its predecessor's
+// output, 5,000 rows read).
+func (s *Service) InputColumns(ctx context.Context, uid int64, id, nodeID string) (*InputColumnsBody, error) {
+	rc, jobID, reason, err := s.predecessorOutput(ctx, uid, id, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return &InputColumnsBody{Columns: []ColumnInfo{}, Reason: reason}, nil
+	}
+	defer rc.Close()
+	rep, err := ReportColumns(rc)
+	if err != nil {
+		return &InputColumnsBody{Columns: []ColumnInfo{}, Reason: CSVReadError}, nil
+	}
+	n := rep.RowCount
+	return &InputColumnsBody{Columns: rep.Columns, RowCount: &n, JobID: jobID}, nil
+}
+
+// PreviewBody is the answer of filter-preview.
+type PreviewBody struct {
+	Preview
+	Reason string `json:"reason,omitempty"`
+}
+
+// FilterPreview applies rules to a filter node's input without running
+// anything (400 for another node type or rules that do not apply).
+func (s *Service) FilterPreview(ctx context.Context, uid int64, id, nodeID string, rules Group) (*PreviewBody, error) {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return nil, err
+	}
+	if n := node(&p.Definition, nodeID); n.ID == "" {
+		return nil, apperr.Missing()
+	} else if n.Type != "filter" {
+		return nil, apperr.New(apperr.Invalid, "Ce node n'est pas un filtre.", "This node is not a filter.")
+	}
+	rc, jobID, reason, err := s.predecessorOutput(ctx, uid, id, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return &PreviewBody{Preview: Preview{Samples: []map[string]string{}, Fieldnames: []string{}}, Reason: reason}, nil
+	}
+	defer rc.Close()
+	pv, err := PreviewFilter(rc, rules)
+	if err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("filter preview of %s: %w", nodeID, err)
+	}
+	pv.JobID = jobID
+	return &PreviewBody{Preview: *pv}, nil
 }
 
 // finish moves a running pipeline to a terminal state and tells the feed.
@@ -614,4 +766,10 @@ func (s *Service) Table() *Table { return s.d.Checker.t }
 // Check runs the creation checks without creating anything (validate).
 func (s *Service) Check(ctx context.Context, u *accounts.User, raw json.RawMessage, structureOnly bool) (*Checked, error) {
 	return s.d.Checker.Check(ctx, u, raw, structureOnly)
+}
+
+// Running tells whether a pipeline is still running.
+func (s *Service) Running(ctx context.Context, id string) bool {
+	p, err := s.get(ctx, 0, id)
+	return err == nil && p.Status == Running
 }

@@ -36,6 +36,9 @@ type Pipeline struct {
 	LowPriority bool       `json:"low_priority"`
 	// Stages are each node's jobs, the latest last.
 	Stages map[string][]string `json:"stages"`
+	// Continued are the nodes whose failed or cancelled stage was
+	// continued: resolved, their successors started from their rows.
+	Continued []string `json:"continued,omitempty"`
 
 	created time.Time
 	version int64
