@@ -168,6 +168,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
 		Checker: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
 	acc.AddHolder(js)
+	acc.AddHolder(ps)
 	wh := webhooks.New(webhooks.Deps{
 		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,

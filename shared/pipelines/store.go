@@ -127,7 +127,8 @@ func (s *Service) update(ctx context.Context, id string, change func(p *Pipeline
 	return nil, fmt.Errorf("write pipeline %s: too many concurrent updates", id)
 }
 
-// list reads the user's latest pipelines, most recent first.
+// list reads the user's latest pipelines, most recent first (limit 0:
+// every one).
 func (s *Service) list(ctx context.Context, uid int64, limit int) ([]*Pipeline, error) {
 	out := []*Pipeline{}
 	err := store.ForEach(ctx, s.d.DB.Table(jobs.Table), store.Query{
@@ -138,7 +139,7 @@ func (s *Service) list(ctx context.Context, uid int64, limit int) ([]*Pipeline, 
 			return err
 		}
 		out = append(out, p)
-		if len(out) == limit {
+		if limit > 0 && len(out) == limit {
 			return store.ErrStop
 		}
 		return nil
@@ -147,4 +148,28 @@ func (s *Service) list(ctx context.Context, uid int64, limit int) ([]*Pipeline, 
 		return nil, fmt.Errorf("list pipelines: %w", err)
 	}
 	return out, nil
+}
+
+// Export is the pipelines' part of the account's data export.
+func (s *Service) Export(ctx context.Context, uid int64) (accounts.Section, error) {
+	ps, err := s.list(ctx, uid, 0)
+	if err != nil {
+		return accounts.Section{}, err
+	}
+	return accounts.Section{Entry: "pipelines", Data: ps, Summary: fmt.Sprintf("Pipelines : %d", len(ps))}, nil
+}
+
+// Purge deletes every pipeline of the account (its jobs go with the
+// jobs' purge).
+func (s *Service) Purge(ctx context.Context, uid int64) error {
+	ps, err := s.list(ctx, uid, 0)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := s.d.DB.Table(jobs.Table).Delete(ctx, pipeKey(p.ID), nil); err != nil {
+			return fmt.Errorf("purge pipeline %s: %w", p.ID, err)
+		}
+	}
+	return nil
 }
