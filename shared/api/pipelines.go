@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/pipelines"
@@ -77,7 +78,7 @@ func (s *Server) pipelineRoutes() []Route {
 				d := checked.Definition
 				sum := &ValidateSummary{NNodes: len(d.Nodes), NEdges: len(d.Edges), Types: []string{}}
 				for _, n := range d.Nodes {
-					if !contains(sum.Types, n.Type) {
+					if !slices.Contains(sum.Types, n.Type) {
 						sum.Types = append(sum.Types, n.Type)
 					}
 				}
@@ -245,13 +246,4 @@ type filterPreviewRequest struct {
 
 type okBody struct {
 	OK bool `json:"ok"`
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math"
 	"mime"
@@ -207,7 +208,7 @@ func (c *Checker) checkSeed(parent context.Context, s Seed, req Request) (out Se
 	}
 
 	host, _, _ := net.SplitHostPort(s.Host)
-	if s.TLS == TLSPlain && !loopbackHost(host) {
+	if s.TLS == TLSPlain && !upstream.Loopback(host) {
 		// ParseSeeds refuses it too; a Seed built in code must not send a
 		// password in clear over a network either.
 		return seedError(s, ErrTLS, "TLS: plain IMAP is for loopback test servers only", 0)

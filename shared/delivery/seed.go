@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"net"
 	"net/netip"
 	"strconv"
@@ -215,7 +216,7 @@ func (s *Seed) normalize() error {
 		return errors.New("host: not a host name or IP address")
 	}
 	s.Host = net.JoinHostPort(host, port)
-	if s.TLS == TLSPlain && !loopbackHost(host) {
+	if s.TLS == TLSPlain && !upstream.Loopback(host) {
 		return errors.New("tls: plain is for loopback test servers only (use implicit or starttls)")
 	}
 	if s.Username == "" {
@@ -256,15 +257,6 @@ func validServerHost(h string) bool {
 	}
 	_, err := asciiHostname(h)
 	return err == nil || h == "localhost"
-}
-
-// loopbackHost tells whether a server host stays on this machine.
-func loopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.Unmap().IsLoopback()
 }
 
 // redact removes a secret from a text shown to users (a server may echo

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -266,14 +266,7 @@ func (c *Client) wait(ctx context.Context) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return upstream.Sleep(ctx, d)
 }
 
 // attempt sends the query once, in a slot.
@@ -308,7 +301,7 @@ func (c *Client) attempt(ctx context.Context, ql string) (*Response, time.Durati
 		return nil, 0, fmt.Errorf("overpass: reading the answer: %w", err)
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, retryAfter(res.Header.Get("Retry-After")), &StatusError{Status: res.StatusCode, Message: excerpt(body)}
+		return nil, upstream.RetryAfter(res.Header.Get("Retry-After"), time.Now()), &StatusError{Status: res.StatusCode, Message: excerpt(body)}
 	}
 	if int64(len(body)) > c.cfg.MaxBody {
 		return nil, 0, &malformedError{fmt.Errorf("overpass: answer over %d bytes", c.cfg.MaxBody)}
@@ -321,16 +314,6 @@ func (c *Client) attempt(ctx context.Context, ql string) (*Response, time.Durati
 		return nil, 0, &RuntimeError{Remark: msg}
 	}
 	return r, 0, nil
-}
-
-// retryAfter reads a Retry-After header in seconds (0 when absent or a
-// date: Overpass sends none; a proxy in front of a private instance may).
-func retryAfter(v string) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return time.Duration(n) * time.Second
 }
 
 // excerpt is the text of an error body, tags removed, cut to 200 bytes.

@@ -9,6 +9,7 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geo"
 
+	"github.com/prospectdata/svc/shared/bizname"
 	"github.com/prospectdata/svc/shared/gazetteer"
 )
 
@@ -78,29 +79,13 @@ const (
 	TieMargin = 25.0
 )
 
-// legalForms are legal-form and company-kind words that say nothing of
-// which business it is.
-var legalForms = wordSet("sarl sarlu sas sasu eurl sa sci snc scs sca scp scm selarl selas selafa selca scop scic sccv scea " +
-	"ei eirl earl gaec gie sem aarpi spfpl cie gmbh ag ug kg ohg ltd llc inc bv nv srl sprl sl spa")
-
-// stopWords are articles and prepositions (French and English).
-var stopWords = wordSet("le la les l de du des d et a au aux en sur un une chez the and of")
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
-
 // normWords is the name normalised and cut into words, legal forms
 // dropped. A name made only of legal-form words keeps them.
 func normWords(name string) []string {
 	all := strings.Fields(gazetteer.Normalize(name))
 	out := make([]string, 0, len(all))
 	for _, w := range all {
-		if !legalForms[w] {
+		if !bizname.Legal(w) {
 			out = append(out, w)
 		}
 	}
@@ -120,7 +105,7 @@ func significantWords(name string) []string {
 	all := normWords(name)
 	var out []string
 	for _, w := range all {
-		if !stopWords[w] && !slices.Contains(out, w) {
+		if !bizname.Stop(w) && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -475,9 +460,15 @@ func hostOf(u string) string {
 
 // platforms are the registrable names of hosts that serve many
 // businesses' pages.
-var platforms = wordSet("facebook instagram linkedin twitter x tiktok youtube pagesjaunes tripadvisor yelp thefork " +
-	"lafourchette doctolib planity treatwell booking ubereats deliveroo just-eat justeat linktr google goo wixsite " +
-	"business site jimdo jimdofree webnode e-monsite")
+var platforms = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("facebook instagram linkedin twitter x tiktok youtube pagesjaunes tripadvisor yelp thefork " +
+		"lafourchette doctolib planity treatwell booking ubereats deliveroo just-eat justeat linktr google goo wixsite " +
+		"business site jimdo jimdofree webnode e-monsite") {
+		m[w] = true
+	}
+	return m
+}()
 
 // phoneKey is the last nine digits of a number: "+33 4 78 12 34 56" and
 // "04 78 12 34 56" agree. A number of fewer than six digits (a short

@@ -18,13 +18,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -95,7 +94,7 @@ type Client struct {
 // each attempt has its own). hc is copied and made to refuse redirects,
 // so that the key header never follows one.
 func NewClient(cfg Config, hc *http.Client) (*Client, error) {
-	base, err := baseURL(cfg.BaseURL)
+	base, err := upstream.BaseURL("pagespeed", cfg.BaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +120,7 @@ func NewClient(cfg Config, hc *http.Client) (*Client, error) {
 		cfg.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = upstream.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -139,42 +138,6 @@ func NewClient(cfg Config, hc *http.Client) (*Client, error) {
 
 // Strategy is the client's strategy.
 func (c *Client) Strategy() string { return c.cfg.Strategy }
-
-func baseURL(s string) (string, error) {
-	if s == "" {
-		return DefaultBaseURL, nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("pagespeed: base URL %q is not an http(s) URL", s)
-	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
-		return "", fmt.Errorf("pagespeed: base URL %q must be https (the key would travel in clear)", s)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("pagespeed: base URL %q has a query, fragment or user", s)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // Report is what one run says of a page. A nil field is one the run did
 // not give.
@@ -241,7 +204,7 @@ func (e *APIError) Error() string {
 
 // temporary reports whether the same request may succeed later.
 func (e *APIError) temporary() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusRequestTimeout || e.StatusCode >= 500
+	return upstream.Temporary(e.StatusCode)
 }
 
 // attemptError is an attempt's failure that a retry may mend.
@@ -366,7 +329,7 @@ func (c *Client) once(ctx context.Context, u string) (*Report, error) {
 			return nil, se
 		}
 		if ae.temporary() {
-			return nil, &attemptError{&retryAfterError{ae, retryAfter(resp.Header.Get("Retry-After"), c.cfg.Now())}}
+			return nil, &attemptError{&retryAfterError{ae, upstream.RetryAfter(resp.Header.Get("Retry-After"), c.cfg.Now())}}
 		}
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, ae)
 	}
@@ -462,26 +425,6 @@ func isCode(s string) bool {
 		}
 	}
 	return true
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(h); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(min(s, 86400)) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // response is the part of a v5 answer the module reads.

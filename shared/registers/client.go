@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,17 +86,7 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now() }
 
 func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return upstream.Sleep(ctx, d)
 }
 
 // Deps are a Client's dependencies.
@@ -169,11 +159,11 @@ type endpoint struct {
 // New returns a client over d.
 func New(d Deps) (*Client, error) {
 	cfg := d.Config
-	sb, err := baseURL(cfg.SearchURL, DefaultSearchURL)
+	sb, err := upstream.BaseURL("registers", cfg.SearchURL, DefaultSearchURL)
 	if err != nil {
 		return nil, err
 	}
-	bb, err := baseURL(cfg.BodaccURL, DefaultBodaccURL)
+	bb, err := upstream.BaseURL("registers", cfg.BodaccURL, DefaultBodaccURL)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +195,7 @@ func New(d Deps) (*Client, error) {
 	}
 	if key := strings.TrimSpace(cfg.APIKey); key != "" {
 		u, _ := url.Parse(bb)
-		if u.Scheme != "https" && !loopback(u.Hostname()) {
+		if u.Scheme != "https" && !upstream.Loopback(u.Hostname()) {
 			return nil, fmt.Errorf("registers: BODACC URL %q must be https to carry the API key", bb)
 		}
 		c.bodacc.key = key
@@ -231,28 +221,6 @@ func (c *Client) Calls() Calls {
 
 func interval(perSecond float64) time.Duration {
 	return time.Duration(float64(time.Second) / perSecond)
-}
-
-func baseURL(s, def string) (string, error) {
-	if strings.TrimSpace(s) == "" {
-		return def, nil
-	}
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("registers: base URL %q is not an http(s) URL", s)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("registers: base URL %q has a query, fragment or user", s)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // pacer spaces the requests of one source: each takes the next free slot,
@@ -388,7 +356,7 @@ func (c *Client) once(ctx context.Context, ep *endpoint, u string, out any) *fai
 	if resp.StatusCode != http.StatusOK {
 		ae := &APIError{Source: ep.name, StatusCode: resp.StatusCode, Message: errorMessage(data, resp.StatusCode)}
 		tmp := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500
-		return &failure{err: ae, temporary: tmp, retryAfter: retryAfter(resp.Header.Get("Retry-After"), c.clock.Now())}
+		return &failure{err: ae, temporary: tmp, retryAfter: upstream.RetryAfter(resp.Header.Get("Retry-After"), c.clock.Now())}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		// A proxy's page or a cut answer under a 200: worth another try.
@@ -426,22 +394,4 @@ func errorMessage(body []byte, status int) string {
 		msg = string(r[:300]) + "…"
 	}
 	return msg
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(h); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(min(s, 86400)) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

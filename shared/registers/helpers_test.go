@@ -59,9 +59,9 @@ type reply struct {
 	header map[string]string
 }
 
-// upstream is an httptest server answering both APIs by a route
+// apiServer is an httptest server answering both APIs by a route
 // function, and remembering the requests.
-type upstream struct {
+type apiServer struct {
 	t     testing.TB
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -69,15 +69,15 @@ type upstream struct {
 	route func(r *http.Request) reply
 }
 
-func newUpstream(t testing.TB, route func(r *http.Request) reply) *upstream {
+func newUpstream(t testing.TB, route func(r *http.Request) reply) *apiServer {
 	t.Helper()
-	u := &upstream{t: t, route: route}
+	u := &apiServer{t: t, route: route}
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
 	t.Cleanup(u.srv.Close)
 	return u
 }
 
-func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
+func (u *apiServer) serve(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	u.reqs = append(u.reqs, r.URL)
 	u.mu.Unlock()
@@ -107,7 +107,7 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // requests are the requests received so far.
-func (u *upstream) requests() []*url.URL {
+func (u *apiServer) requests() []*url.URL {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return append([]*url.URL(nil), u.reqs...)
@@ -115,7 +115,7 @@ func (u *upstream) requests() []*url.URL {
 
 // client is a Client over the upstream, on a fake clock, without jitter
 // worth waiting for.
-func (u *upstream) client(t testing.TB, cfg Config) (*Client, *fakeClock) {
+func (u *apiServer) client(t testing.TB, cfg Config) (*Client, *fakeClock) {
 	t.Helper()
 	clk := &fakeClock{now: testNow}
 	cfg.SearchURL, cfg.BodaccURL = u.srv.URL, u.srv.URL

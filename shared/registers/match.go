@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prospectdata/svc/shared/bizname"
 	"github.com/prospectdata/svc/shared/gazetteer"
 )
 
@@ -42,22 +43,6 @@ const (
 	MatchMargin    = 0.10
 )
 
-// legalWords are legal forms and company words that say nothing of which
-// company it is.
-var legalWords = wordSet("sarl sarlu sas sasu eurl sa sci snc scs sca scp scm selarl selas selafa selca scop sccv scea " +
-	"ei eirl earl gaec gie sem spfpl societe soc ste ets etablissement etablissements entreprise ent cie")
-
-// stopWords are articles and prepositions.
-var stopWords = wordSet("le la les l de du des d et a au aux en sur un une the and of")
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
-
 // nameWords are the words a name is compared by: normalised, legal forms
 // and articles dropped, each once. A name made only of such words keeps
 // them (a company called "Le Comptoir SA" is "comptoir", one called
@@ -66,7 +51,7 @@ func nameWords(name string) []string {
 	all := strings.Fields(gazetteer.Normalize(truncate(name, maxNameRunes)))
 	var out []string
 	for _, w := range all {
-		if !legalWords[w] && !stopWords[w] && !slices.Contains(out, w) {
+		if !bizname.Legal(w) && !bizname.Stop(w) && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -236,7 +221,7 @@ func streetOf(addr string) *street {
 		if full, ok := streetWords[w]; ok {
 			w = full
 		}
-		if w == "bis" || w == "ter" || stopWords[w] || slices.Contains(s.words, w) {
+		if w == "bis" || w == "ter" || bizname.Stop(w) || slices.Contains(s.words, w) {
 			continue
 		}
 		s.words = append(s.words, w)

@@ -27,8 +27,7 @@ package google
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
+	"github.com/prospectdata/svc/shared/upstream"
 	"net/http"
 	"net/url"
 	"strings"
@@ -118,7 +117,7 @@ func New(key string, opt Options) (*Client, error) {
 	if key == "" {
 		return nil, errors.New("google places: the API key is empty (SVC_GOOGLE_PLACES_KEY)")
 	}
-	base, err := baseURL(opt.BaseURL)
+	base, err := upstream.BaseURL("google places", opt.BaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -154,48 +153,12 @@ func New(key string, opt Options) (*Client, error) {
 		c.max = c.base
 	}
 	if c.sleep == nil {
-		c.sleep = sleep
+		c.sleep = upstream.Sleep
 	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	return c, nil
-}
-
-func baseURL(s string) (string, error) {
-	if s == "" {
-		return DefaultBaseURL, nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("google places: base URL %q is not an http(s) URL", s)
-	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
-		return "", fmt.Errorf("google places: base URL %q must be https (the key would travel in clear)", s)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("google places: base URL %q has a query, fragment or user", s)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Name is "google".

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,7 +40,7 @@ func (e *APIError) Error() string {
 // Temporary reports whether the same request may succeed later: rate limits
 // (429), timeouts (408) and server errors (5xx).
 func (e *APIError) Temporary() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusRequestTimeout || e.StatusCode >= 500
+	return upstream.Temporary(e.StatusCode)
 }
 
 // netError is a failure to get an answer: no connection, a timeout, a
@@ -154,7 +154,7 @@ func (c *Client) once(ctx context.Context, method, path, mask string, body []byt
 		return 0, errTooLarge
 	}
 	if resp.StatusCode != http.StatusOK {
-		return retryAfter(resp.Header.Get("Retry-After"), c.now()), c.apiError(resp.StatusCode, data)
+		return upstream.RetryAfter(resp.Header.Get("Retry-After"), c.now()), c.apiError(resp.StatusCode, data)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return 0, fmt.Errorf("google places: decoding the answer: %w", err)
@@ -193,22 +193,4 @@ func (c *Client) apiError(code int, body []byte) *APIError {
 		e.Message = string(r[:500]) + "…"
 	}
 	return e
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(h); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(min(s, 86400)) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
