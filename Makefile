@@ -6,13 +6,14 @@ TOOLS     := $(CURDIR)/.tools
 NODE_DIR  := $(TOOLS)/node
 EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
+ASL       := $(NODE_DIR)/node_modules/.bin/asl-validator
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
-FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-*))
+FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-*))
 # The invitation code accepted by a local `make run` unless one is given.
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES
 
-.PHONY: run test chromium vet unit infra-test openapi-check bench build synth emulators-up emulators-down clean gazetteer
+.PHONY: run test chromium vet unit infra-test openapi-check asl-check bench build synth emulators-up emulators-down clean gazetteer
 
 ## run: the local all-in-one server (embedded storage), in the foreground
 run:
@@ -20,8 +21,8 @@ run:
 
 ## test: vet, OpenAPI validation, every Go test against the loopback AWS
 ## emulators (race detector on), the CDK app's synth assertions and an
-## offline `cdk synth`
-test: vet openapi-check infra-test synth chromium unit
+## offline `cdk synth`, the state machines in a real ASL validator
+test: vet openapi-check asl-check infra-test synth chromium unit
 
 # Debian's Chromium, for brand_assets' screenshots and their tests
 # (headless, driven from Go by chromedp).
@@ -62,6 +63,11 @@ $(NODE_DIR)/package.json: tools/package.json
 openapi-check: $(NODE_DIR)/package.json
 	SVC_OPENAPI_OUT=$(TOOLS)/openapi.json $(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./shared/api
 	$(VALIDATOR) $(TOOLS)/openapi.json
+
+## asl-check: every state machine of statemachines/ passes the Amazon
+## States Language validator (schema and paths)
+asl-check: $(NODE_DIR)/package.json
+	@for f in statemachines/*.asl.json; do $(ASL) --json-path $$f || exit 1; done
 
 ## build: the Lambda bootstrap binaries (provided.al2023, linux/arm64; the
 ## browser workers linux/amd64), zipped in dist/, and the Chromium layer

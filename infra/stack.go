@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,13 +23,16 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/app/onaws"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/statemachines"
 )
 
 // StackProps are the props of the service stack. Deploy-time settings come
@@ -52,8 +56,16 @@ type Stack struct {
 	// SourceSecrets holds the data-source modules' keys and seed
 	// mailboxes (dataSourceSecretKeys), filled by the operator.
 	SourceSecrets awssecretsmanager.Secret
+	// Pipelines is the generic pipeline state machine
+	// (statemachines/pipeline.asl.json).
+	Pipelines awsstepfunctions.StateMachine
 
 	chromium awslambda.ILayerVersion // the Chromium pack's layer, once made
+	// pipelinesARN is the state machine's ARN built from its fixed name:
+	// the functions it invokes name it too, and a reference to the
+	// resource would make a dependency cycle (machine → function →
+	// function's policy → machine).
+	pipelinesARN *string
 }
 
 // Function settings shared by every route group. API Gateway gives up on an
@@ -153,12 +165,19 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 		})
 	}
 
+	s.pipelinesARN = stack.FormatArn(&awscdk.ArnComponents{
+		Service:      jsii.String("states"),
+		Resource:     jsii.String("stateMachine"),
+		ResourceName: jsii.String(pipelinesName(*stack.StackName())),
+		ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+	})
 	for _, g := range sv.Groups {
 		s.addGroup(g, cfg, baseURL, sesIdentity)
 	}
 	for _, w := range app.Workers() {
 		s.addWorker(w, cfg, baseURL)
 	}
+	s.addPipelines(*stack.StackName())
 	for _, sc := range sv.Schedules {
 		s.addSchedule(sc)
 	}
@@ -236,6 +255,9 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	if f.files {
 		env["SVC_BUCKET"] = s.Bucket.BucketName()
 	}
+	if slices.Contains(f.tables, "jobs") {
+		env[onaws.StateMachineEnv] = s.pipelinesARN
+	}
 	arch := awslambda.Architecture_ARM_64()
 	var layers *[]awslambda.ILayerVersion
 	var tmp awscdk.Size
@@ -275,6 +297,14 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	if f.files {
 		s.Bucket.GrantReadWrite(fn, nil)
 	}
+	// What creates or ends jobs moves pipelines on: it starts a
+	// pipeline's execution and hands a waiting one its task token.
+	if slices.Contains(f.tables, "jobs") {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("states:StartExecution", "states:SendTaskSuccess"),
+			Resources: jsii.Strings(*s.pipelinesARN),
+		}))
+	}
 	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(f.name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
 		AlarmDescription: jsii.String("Function " + f.name + " failed (an invocation error: panic, timeout, crash at start)."),
 		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
@@ -304,6 +334,9 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	if w.Stream != "" {
 		from = append(from, "the stream of table "+w.Stream)
 	}
+	if w.StateMachine != "" {
+		from = append(from, "the tasks of state machine "+w.StateMachine)
+	}
 	fn := s.addFunction(fnSpec{
 		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
@@ -331,6 +364,57 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 		}
 		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(s.Tables[w.Stream], props))
 	}
+}
+
+// pipelinesName is the pipeline state machine's name in stack id.
+func pipelinesName(stackID string) string { return stackID + "-pipelines" }
+
+// pipelinesTimeout bounds one execution: far beyond MaxRounds Awaits of
+// 15 minutes (the executions renew themselves before), under Standard's
+// one year.
+const pipelinesTimeout = 90 * 24 * time.Hour
+
+// addPipelines creates the generic pipeline state machine (Standard: its
+// executions wait for days on a paused pipeline) over the pipeline-step
+// Lambda, allowed to invoke it and to start its own next execution
+// (Renew).
+func (s *Stack) addPipelines(stackID string) {
+	step := s.Functions["pipeline-step"]
+	role := awsiam.NewRole(s.Stack, jsii.String("PipelinesRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
+		Description: jsii.String("Runs the pipeline state machine: invokes pipeline-step, starts the machine's next execution."),
+	})
+	step.GrantInvoke(role)
+	role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("states:StartExecution"),
+		Resources: jsii.Strings(*s.pipelinesARN),
+	}))
+	s.Pipelines = awsstepfunctions.NewStateMachine(s.Stack, jsii.String("Pipelines"), &awsstepfunctions.StateMachineProps{
+		StateMachineName: jsii.String(pipelinesName(stackID)),
+		StateMachineType: awsstepfunctions.StateMachineType_STANDARD,
+		DefinitionBody:   awsstepfunctions.DefinitionBody_FromString(jsii.String(string(statemachines.Pipeline))),
+		DefinitionSubstitutions: &map[string]*string{
+			statemachines.PipelineStepFunction: step.FunctionArn(),
+		},
+		Role:    role,
+		Timeout: awscdk.Duration_Hours(jsii.Number(pipelinesTimeout.Hours())),
+		Comment: jsii.String("Drives each pipeline through the pipeline-step Lambda (statemachines/pipeline.asl.json)."),
+	})
+	awscloudwatch.NewAlarm(s.Stack, jsii.String("PipelinesFailedAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("A pipeline execution failed: its step failed past every retry and the pipeline was marked failed."),
+		Metric: s.Pipelines.MetricFailed(&awscloudwatch.MetricOptions{
+			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+			Statistic: jsii.String("Sum"),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	awscdk.NewCfnOutput(s.Stack, jsii.String("PipelinesStateMachine"), &awscdk.CfnOutputProps{
+		Description: jsii.String("ARN of the pipeline state machine"),
+		Value:       s.Pipelines.StateMachineArn(),
+	})
 }
 
 // deadLetterOf is the dead-letter queue of a queue, nil when none.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/app/onaws"
 )
 
 // These tests synthesize the stack through the jsii runtime, so they need
@@ -226,9 +227,10 @@ func TestStack(t *testing.T) {
 			{"AWS::ApiGatewayV2::Route", routes},
 			{"AWS::Lambda::Permission", len(groups)},
 			{"AWS::Logs::LogGroup", len(groups) + len(workers)},
-			{"AWS::IAM::Role", len(groups) + len(workers)},
-			{"AWS::IAM::Policy", len(groups) + len(workers)},
-			{"AWS::CloudWatch::Alarm", len(groups) + len(workers) + len(dlqs)},
+			{"AWS::IAM::Role", len(groups) + len(workers) + 1}, // + the state machine's
+			{"AWS::IAM::Policy", len(groups) + len(workers) + 1},
+			{"AWS::StepFunctions::StateMachine", 1},                                // one generic, never one per pipeline
+			{"AWS::CloudWatch::Alarm", len(groups) + len(workers) + len(dlqs) + 1}, // + failed executions
 			{"AWS::Lambda::EventSourceMapping", sources},
 		} {
 			assert(t, c.typ, func() { tmpl.ResourceCountIs(jsii.String(c.typ), jsii.Number(c.want)) })
@@ -440,6 +442,12 @@ func TestStack(t *testing.T) {
 						t.Errorf("SVC_BUCKET = %v, want the files bucket", got)
 					}
 				}
+				if slices.Contains(g.Tables, "jobs") {
+					want = append(want, onaws.StateMachineEnv)
+					if got := env[onaws.StateMachineEnv]; !isPipelinesARN(got) {
+						t.Errorf("%s = %v, want the pipeline state machine's ARN", onaws.StateMachineEnv, got)
+					}
+				}
 				// Exactly these.
 				if got := slices.Sorted(maps.Keys(env)); !reflect.DeepEqual(got, sorted(want)) {
 					t.Errorf("environment %v, want %v", got, sorted(want))
@@ -565,7 +573,7 @@ func TestStack(t *testing.T) {
 				}
 				var tables, queuesSent []string
 				var sesResources []any
-				bucketUsed := false
+				bucketUsed, pipelines := false, 0
 				queueIDs := map[string]string{}
 				for name, q := range s.Queues {
 					queueIDs[logicalID(s, q)] = name
@@ -607,11 +615,20 @@ func TestStack(t *testing.T) {
 									}
 								}
 								bucketUsed = true
+							case a == "states:StartExecution" || a == "states:SendTaskSuccess":
+								if !isPipelinesARN(st["Resource"]) {
+									t.Errorf("%s on %v, which is not the pipeline state machine", a, st["Resource"])
+								}
+								pipelines++
 							default:
 								t.Errorf("unexpected action %s on %v", a, st["Resource"])
 							}
 						}
 					}
+				}
+				// What holds jobs starts and resumes pipeline executions.
+				if want := map[bool]int{true: 2}[slices.Contains(g.Tables, "jobs")]; pipelines != want {
+					t.Errorf("%d state machine grants, want %d", pipelines, want)
 				}
 				if got, want := sorted(tables), sorted(g.Tables); !reflect.DeepEqual(got, want) {
 					t.Errorf("DynamoDB grants on %v, want exactly %v", got, want)

@@ -66,6 +66,9 @@ type Adapters struct {
 	// DeliveryVisibility is the same for webhook deliveries (0: the
 	// queue's own).
 	DeliveryVisibility time.Duration
+	// Pipelines runs the pipelines' executions (Step Functions on AWS);
+	// nil runs them in process.
+	Pipelines pipelines.Executor
 }
 
 // App is the assembled service.
@@ -81,7 +84,9 @@ type App struct {
 	Engine *engine.Engine
 	// Webhooks manages endpoints and delivers events to them.
 	Webhooks *webhooks.Service
-	Server   *api.Server
+	// Pipelines creates pipelines and runs their steps.
+	Pipelines *pipelines.Service
+	Server    *api.Server
 
 	queue queue.Queue
 	db    store.DB
@@ -166,7 +171,8 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		PipelineRunning: func(ctx context.Context, id string) bool { return ps.Running(ctx, id) },
 	})
 	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
-		Checker: pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
+		Executor: ad.Pipelines,
+		Checker:  pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
 	acc.AddHolder(js)
 	acc.AddHolder(ps)
 	wh := webhooks.New(webhooks.Deps{
@@ -181,7 +187,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
-		Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
+		Pipelines: ps, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
 }
 
 // lateJobs reads a job service built after the engine that needs it.
@@ -201,6 +207,7 @@ func (a *App) Work(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait() // no send after Work returns (the queue may close then)
+	defer a.Pipelines.Wait()
 	for _, sc := range Schedules() {
 		wg.Go(func() {
 			t := time.NewTicker(sc.Every)

@@ -78,6 +78,10 @@ type Worker struct {
 	// Sources: the worker runs the data-source modules, so it gets their
 	// keys and seed mailboxes from the stack's DataSourceSecrets.
 	Sources bool
+	// StateMachine: the worker is the Lambda of the tasks of that state
+	// machine (statemachines/), which invokes it with each task's
+	// payload.
+	StateMachine string
 }
 
 // Schedule is a message sent to a queue at a fixed rate: on AWS an
@@ -120,6 +124,12 @@ func Workers() []Worker {
 		// its job's end frees.
 		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events"},
 		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
+	}, {
+		// Pipelines: each task of the pipeline state machine (advance a
+		// pipeline, await its next signal). An advance reads a stage's
+		// CSV (10,000 rows at most) and creates the next jobs.
+		Name: "pipeline-step", StateMachine: "pipeline", Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 512, TimeoutS: 60,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).

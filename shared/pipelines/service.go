@@ -33,10 +33,16 @@ type ServiceDeps struct {
 	Events   *events.Service
 	Now      func() time.Time
 	Log      *slog.Logger
+	// Executor drives the pipelines on AWS (Step Functions); nil drives
+	// them in process (step.go).
+	Executor Executor
 }
 
 // Service creates pipelines and moves them on as their stages end.
-type Service struct{ d ServiceDeps }
+type Service struct {
+	d      ServiceDeps
+	runner runner
+}
 
 // NewService returns the pipelines service.
 func NewService(d ServiceDeps) *Service {
@@ -104,10 +110,22 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.DB.Table(jobs.Table).Put(ctx, it, store.NotExists("pk")); err != nil {
+	tbl := s.d.DB.Table(jobs.Table)
+	if err := tbl.Put(ctx, it, store.NotExists("pk")); err != nil {
 		return nil, fmt.Errorf("create pipeline: %w", err)
 	}
+	// The driver first: a pipeline whose execution cannot start is taken
+	// back before any job exists.
+	if err := s.start(ctx, p.ID); err != nil {
+		if derr := tbl.Delete(ctx, pipeKey(p.ID), nil); derr != nil {
+			s.d.Log.ErrorContext(ctx, "pipeline without execution not deleted", "pipeline", p.ID, "err", derr)
+		}
+		return nil, fmt.Errorf("start pipeline %s: %w", p.ID, err)
+	}
 	out := &Created{ID: p.ID, Status: Running, InitialJobs: []string{}}
+	// A root may end before its id is on the record: the signal below
+	// has the next step find it.
+	defer s.signal(ctx, p.ID)
 	for _, id := range checked.Roots {
 		j, err := s.startRoot(ctx, u, p, node(checked.Definition, id))
 		if err != nil {
@@ -149,40 +167,13 @@ func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, 
 	return nil, fmt.Errorf("pipeline %s: %s is not a root", p.ID, n.Type)
 }
 
-// JobEnded moves a job's pipeline on (the jobs' terminal hook): a done
-// stage starts its successors from its CSV (an empty one short-circuits
-// the branch), a failed stage or one cancelled after it started pauses
-// the pipeline, an expired one fails it; then the pipeline is done when
-// nothing is left to run.
+// JobEnded signals a job's pipeline (the jobs' terminal hook): its next
+// step reads what the job's end means for it (step.go).
 func (s *Service) JobEnded(ctx context.Context, j *jobs.Job) {
 	if j.PipelineID == nil || *j.PipelineID == "" {
 		return
 	}
-	if err := s.jobEnded(ctx, j); err != nil {
-		s.d.Log.ErrorContext(ctx, "pipeline not moved on", "pipeline", *j.PipelineID, "job", j.ID, "err", err)
-	}
-}
-
-func (s *Service) jobEnded(ctx context.Context, j *jobs.Job) error {
-	p, err := s.get(ctx, 0, *j.PipelineID)
-	if err != nil || p.Status != Running {
-		return err
-	}
-	switch j.Status {
-	case jobs.Expired:
-		s.finish(ctx, p.ID, Failed)
-		return nil
-	case jobs.Cancelled:
-		if j.StartedAt == nil && !s.anyActive(ctx, p, j.ID) {
-			s.finish(ctx, p.ID, Cancelled)
-			return nil
-		}
-	case jobs.Done:
-		if err := s.startSuccessors(ctx, p, j); err != nil {
-			return err
-		}
-	}
-	return s.settle(ctx, p.ID)
+	s.signal(ctx, *j.PipelineID)
 }
 
 // startSuccessors creates the jobs of the nodes after j's, once each.
@@ -315,19 +306,6 @@ func (s *Service) stageJobs(ctx context.Context, p *Pipeline) (map[string]*jobs.
 	return out, nil
 }
 
-func (s *Service) anyActive(ctx context.Context, p *Pipeline, except string) bool {
-	js, err := s.stageJobs(ctx, p)
-	if err != nil {
-		return true
-	}
-	for _, j := range js {
-		if j.ID != except && j.Status.Active() {
-			return true
-		}
-	}
-	return false
-}
-
 // settle closes the pipeline done when nothing is left to run: no stage
 // active, none paused (failed or cancelled, waiting for continue or
 // cancel), and every node without a job under a short-circuit (an
@@ -400,22 +378,18 @@ func (s *Service) Continue(ctx context.Context, uid int64, id, nodeID string) er
 	if p.Status != Running || !ok || (j.Status != jobs.Failed && j.Status != jobs.Cancelled) || slices.Contains(p.Continued, nodeID) {
 		return notContinuable
 	}
-	p, err = s.update(ctx, id, func(p *Pipeline) bool {
+	if _, err := s.update(ctx, id, func(p *Pipeline) bool {
 		if slices.Contains(p.Continued, nodeID) {
 			return false
 		}
 		p.Continued = append(p.Continued, nodeID)
 		return true
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	if j.DownloadAvailable {
-		if err := s.startSuccessors(ctx, p, j); err != nil {
-			return err
-		}
-	}
-	return s.settle(ctx, id)
+	// The next step starts the successors from the stage's rows.
+	s.signal(ctx, id)
+	return nil
 }
 
 // Reasons a node's input is not there yet (spec: input-columns).
@@ -575,6 +549,9 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) error {
 			}
 		}
 	}
+	// The execution ends (and cancels a stage another step started
+	// meanwhile).
+	s.signal(ctx, id)
 	return nil
 }
 
@@ -662,19 +639,8 @@ func (s *Service) List(ctx context.Context, uid int64) ([]Summary, error) {
 	}
 	out := []Summary{}
 	for _, p := range ps {
-		sum := Summary{ID: p.ID, Name: p.Name, Status: p.Status, CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt,
-			NodesCount: len(p.Definition.Nodes)}
-		js, err := s.stageJobs(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, j := range js {
-			if j.Status.Terminal() {
-				sum.DoneCount++
-			}
-			sum.ResultsCount += j.ResultsCount
-		}
-		out = append(out, sum)
+		out = append(out, Summary{ID: p.ID, Name: p.Name, Status: p.Status, CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt,
+			NodesCount: len(p.Definition.Nodes), DoneCount: p.DoneCount, ResultsCount: p.ResultsCount})
 	}
 	return out, nil
 }

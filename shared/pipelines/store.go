@@ -39,9 +39,20 @@ type Pipeline struct {
 	// Continued are the nodes whose failed or cancelled stage was
 	// continued: resolved, their successors started from their rows.
 	Continued []string `json:"continued,omitempty"`
+	// DoneCount and ResultsCount are the list's counters, kept by Step:
+	// the stages whose latest job ended, and their rows.
+	DoneCount    int `json:"done_count"`
+	ResultsCount int `json:"results_count"`
 
 	created time.Time
 	version int64
+	// signals counts the changes told to the pipeline's driver (a stage
+	// ended, continue, cancel); token is the task token of the state
+	// machine's execution waiting for the next one (shared/pipelines
+	// step.go). Both are item attributes, out of the document: the
+	// account's export has no use for them.
+	signals int64
+	token   string
 }
 
 // pipeTimeFmt is the spec's time format of pipelines.
@@ -60,7 +71,8 @@ func pipeItem(p *Pipeline) (store.Item, error) {
 	}
 	k := pipeKey(p.ID)
 	return store.Item{"pk": k.PK, "sk": k.SK, "gsi1pk": accounts.UserPK(p.UserID), "gsi1sk": "PIPE#" + ms + "#" + p.ID,
-		"user_id": p.UserID, "status": p.Status, "doc": string(doc), "v": p.version, "created_ms": p.created.UnixMilli()}, nil
+		"user_id": p.UserID, "status": p.Status, "doc": string(doc), "v": p.version, "created_ms": p.created.UnixMilli(),
+		"signals": p.signals, "token": p.token}, nil
 }
 
 func pipeFrom(it store.Item) (*Pipeline, error) {
@@ -69,6 +81,8 @@ func pipeFrom(it store.Item) (*Pipeline, error) {
 		return nil, fmt.Errorf("decode pipeline %s: %w", it.String("pk"), err)
 	}
 	p.version = it.Int("v")
+	p.signals = it.Int("signals")
+	p.token = it.String("token")
 	p.created = time.UnixMilli(it.Int("created_ms")).UTC()
 	if p.Stages == nil {
 		p.Stages = map[string][]string{}

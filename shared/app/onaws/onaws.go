@@ -126,6 +126,7 @@ func build(ctx context.Context, getenv func(string) string, log *slog.Logger, ad
 		Now:           time.Now,
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
+		Pipelines:     executor(getenv, awsCfg),
 	}
 	for _, o := range adapt {
 		o(&ad)
