@@ -31,6 +31,7 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/mail/outbox"
 	"github.com/prospectdata/svc/shared/netguard"
+	"github.com/prospectdata/svc/shared/pipelines"
 	qbolt "github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
@@ -94,6 +95,12 @@ func WithConfig(f func(*config.Config)) Option { return func(s *Setup) { f(s.Con
 // a loopback TLS receiver this way, which the default guard refuses.
 func WithGuard(g *netguard.Guard) Option { return func(s *Setup) { s.Adapters.Guard = g } }
 
+// WithPipelines runs the pipelines on an executor (a state machine run
+// in process by statemachines/asltest) instead of the in-process runner.
+func WithPipelines(x pipelines.Executor) Option {
+	return func(s *Setup) { s.Adapters.Pipelines = x }
+}
+
 // Start runs the app until the test ends. Logs go to the test log only when
 // SVC_TEST_LOG is set, so benchmarks measure the service, not the terminal.
 // Its tables are bbolt's, in the test's temporary directory.
@@ -126,7 +133,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	cfg.InvitationCodes = []string{Code}
 	cfg.AdminEmails = []string{AdminEmail}
 	// Options run before the adapters exist; the adapter fields they set
-	// (only Guard so far) are copied in below.
+	// (Guard, Pipelines) are copied in below.
 	var set app.Adapters
 	for _, o := range opts {
 		o(&Setup{Config: &cfg, Adapters: &set})
@@ -151,7 +158,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 	ad := app.Adapters{
 		DB: db, Mail: &outbox.Outbox{Dir: filepath.Join(dir, "outbox"), Log: log, Now: clock.Now},
 		SessionSecret: secret, Now: clock.Now, Log: log, HTTPClient: http.DefaultClient,
-		Queue: q, Files: files, Guard: set.Guard,
+		Queue: q, Files: files, Guard: set.Guard, Pipelines: set.Pipelines,
 	}
 	a := app.New(cfg, ad)
 	// The job engine works beside the server; it stops (and the queue

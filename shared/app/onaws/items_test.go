@@ -25,8 +25,8 @@ func (rt *awsRuntime) drain(done func() bool) int {
 	rt.t.Helper()
 	workers := map[string]onaws.SQSHandler{}
 	for _, w := range app.Workers() {
-		if w.Queue == app.QueueDeliveries {
-			continue
+		if w.Queue == "" || w.Queue == app.QueueDeliveries {
+			continue // the state machine's and the webhooks' own
 		}
 		// Each worker sees only the queues the stack gives it (its own
 		// and its SendsTo): a send elsewhere fails here as on AWS.

@@ -211,6 +211,9 @@ func WorkerHandler(ctx context.Context, name string, getenv func(string) string)
 	if w.Name == "" {
 		return nil, fmt.Errorf("unknown worker %q", name)
 	}
+	if w.Queue == "" {
+		return nil, fmt.Errorf("worker %q is not fed by a queue", name)
+	}
 	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), nil, api.OnlyGroup("api-jobs"))
 	if err != nil {
 		return nil, err
