@@ -207,7 +207,7 @@ func (a *App) Work(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait() // no send after Work returns (the queue may close then)
-	defer a.Pipelines.Wait()
+	defer a.Pipelines.Stop()
 	for _, sc := range Schedules() {
 		wg.Go(func() {
 			t := time.NewTicker(sc.Every)

@@ -1,11 +1,14 @@
 package app_test
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prospectdata/svc/shared/app/apptest"
+	"github.com/prospectdata/svc/shared/pricing"
 )
 
 // waitPipeline polls a pipeline until it leaves running.
@@ -179,5 +182,77 @@ func TestPipelinePauseContinueCancel(t *testing.T) {
 	c.Do("POST", "/api/pipelines/"+id+"/cancel", nil).Must(t, 400)
 	if feed := string(c.Do("GET", "/api/events?types=pipeline.cancelled", nil).Must(t, 200).Body); !strings.Contains(feed, id) {
 		t.Errorf("no pipeline.cancelled event: %s", feed)
+	}
+}
+
+// TestPipelineLowPriority: a low-priority pipeline's jobs are charged
+// pricing.LowPriorityFactor of their price, and the account's spending
+// says so; a normal pipeline's pay the estimate.
+func TestPipelineLowPriority(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("low@example.org", fixturePassword)
+	c.Verify("low@example.org")
+	est := c.Do("POST", "/api/estimate", `{"queries":["boulangerie"],"zones":["Villeurbanne"]}`).Must(t, 200).JSON()
+	price := est["ef_cost"].(float64)
+	def := `{"nodes":[{"id":"s","type":"scrap","config":{"queries":["boulangerie"],"zones":["Villeurbanne"]}}],"edges":[]}`
+	for _, tc := range []struct {
+		low  bool
+		want float64
+	}{
+		{false, price},
+		{true, pricing.LowPriority(price)},
+	} {
+		before := c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"].(float64)
+		body := fmt.Sprintf(`{"definition":%s,"low_priority":%v}`, def, tc.low)
+		created := c.Do("POST", "/api/pipelines", body).Must(t, 201).JSON()
+		root := created["initial_jobs"].([]any)[0].(string)
+		j := c.Do("GET", "/api/jobs/"+root, nil).Must(t, 200).JSON()
+		spent := c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"].(float64)
+		if j["ef_cost"] != tc.want || math.Abs(spent-before-tc.want) > 0.005 {
+			t.Errorf("low_priority %v: job ef_cost %v, spent %v, want %v", tc.low, j["ef_cost"], spent-before, tc.want)
+		}
+		waitPipeline(t, c, created["id"].(string))
+	}
+	if pricing.LowPriority(price) >= price {
+		t.Fatalf("no discount: %v", price)
+	}
+}
+
+// TestPipelineLargeImport: an import's paste far over what a job's item
+// holds (its parameters go to the file store) runs, as do a filter's
+// long `in` list; validate and creation agree.
+func TestPipelineLargeImport(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("large@example.org", fixturePassword)
+	c.Verify("large@example.org")
+	var paste strings.Builder
+	paste.WriteString("nom;ville;score\n")
+	for i := range 3000 {
+		fmt.Fprintf(&paste, "Entreprise numéro %d;Ville %d;%d\n", i, i%40, i%100)
+	}
+	var in []string
+	for i := range 600 {
+		in = append(in, fmt.Sprintf("%q", fmt.Sprintf("Ville %d", i)))
+	}
+	def := fmt.Sprintf(`{"nodes":[
+		{"id":"i","type":"import","config":{"source":"paste","text":%q}},
+		{"id":"f","type":"filter","config":{"rules":{"logic":"AND","conditions":[
+			{"column":"ville","op":"in","value":[%s]},{"column":"score","op":"<","value":10}]}}}],
+		"edges":[{"from":"i","to":"f"}]}`, paste.String(), strings.Join(in, ","))
+	if len(def) < 64<<10 {
+		t.Fatalf("definition of %d bytes: not large", len(def))
+	}
+	v := c.Do("POST", "/api/pipelines/validate", `{"schema_version":1,"definition":`+def+`}`).Must(t, 200).JSON()
+	if v["ok"] != true {
+		t.Fatalf("validate: %v", v)
+	}
+	id := c.Do("POST", "/api/pipelines", def).Must(t, 201).JSON()["id"].(string)
+	got := waitPipeline(t, c, id)
+	out, _ := got["output_job"].(map[string]any)
+	// Scores 0..9 are a tenth of the rows, every town is in the list.
+	if got["status"] != "done" || out["job_type"] != "filter" || out["results_count"] != 300.0 {
+		t.Fatalf("pipeline %v", got)
 	}
 }

@@ -110,8 +110,8 @@ type Deps struct {
 // Engine runs scrape jobs. It is safe for concurrent use.
 type Engine struct {
 	d         Deps
-	slots     chan struct{} // provider requests in flight
-	itemSlots chan struct{} // items being enriched
+	slots     *gate // provider requests in flight
+	itemSlots *gate // items being enriched
 	plans     *planCache
 	sessions  *sessionCache
 }
@@ -178,7 +178,7 @@ func New(d Deps) *Engine {
 	if d.ItemWorkers <= 0 {
 		d.ItemWorkers = 32
 	}
-	return &Engine{d: d, slots: make(chan struct{}, d.Workers), itemSlots: make(chan struct{}, d.ItemWorkers),
+	return &Engine{d: d, slots: newGate(d.Workers), itemSlots: newGate(d.ItemWorkers),
 		plans: newPlanCache(d.PlanCache), sessions: newSessionCache(4)}
 }
 

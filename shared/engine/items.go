@@ -294,14 +294,12 @@ func (e *Engine) runItems(ctx context.Context, j *jobs.Job, mod enrich.Module, i
 	errs := make([]error, len(items))
 	var wg sync.WaitGroup
 	for i, it := range items {
-		select {
-		case e.itemSlots <- struct{}{}:
-		case <-ctx.Done():
+		if err := e.itemSlots.acquire(ctx, j.LowPriority); err != nil {
 			wg.Wait()
-			return itemOutcome{}, ctx.Err()
+			return itemOutcome{}, err
 		}
 		wg.Go(func() {
-			defer func() { <-e.itemSlots }()
+			defer e.itemSlots.release()
 			res[i], errs[i] = e.runItem(ctx, env, mod, it)
 		})
 	}

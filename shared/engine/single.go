@@ -74,6 +74,9 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 	if err != nil || !ok || j.Status != jobs.Running {
 		return err
 	}
+	if err := jobs.ReadParams(ctx, e.d.Files, j); err != nil {
+		return err
+	}
 	if rr, ok := e.d.CSVRunners[j.JobType]; ok {
 		rctx, cancel := context.WithTimeout(ctx, RowsTimeout)
 		defer cancel()

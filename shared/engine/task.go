@@ -88,6 +88,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if j.Status != jobs.Running {
 		return fmt.Errorf("task %s of job %s: job is %s", m.Task, j.ID, j.Status)
 	}
+	ctx = withPriority(ctx, j.LowPriority)
 	tk := taskKey(j.ID, m.Task)
 	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
 	switch {
@@ -376,14 +377,12 @@ func (e *Engine) request(ctx context.Context, req provider.Request) (provider.Pa
 // a wait between retries holds none.
 func withRetries[T any](ctx context.Context, e *Engine, call func(context.Context) (T, error)) (T, int, error) {
 	for attempt := 1; ; attempt++ {
-		select {
-		case e.slots <- struct{}{}:
-		case <-ctx.Done():
+		if err := e.slots.acquire(ctx, isLow(ctx)); err != nil {
 			var zero T
-			return zero, attempt - 1, ctx.Err()
+			return zero, attempt - 1, err
 		}
 		v, err := call(ctx)
-		<-e.slots
+		e.slots.release()
 		if err == nil {
 			return v, attempt, nil
 		}

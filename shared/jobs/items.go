@@ -16,8 +16,10 @@ import (
 const (
 	MaxItems = 10000
 	// MaxItemKeys and MaxCell bound one item: a CSV row of an earlier job
-	// has a few dozen columns and short cells.
-	MaxItemKeys = 200
+	// has short cells and at most an import's 200 columns plus those the
+	// modules of a pipeline add (about 100; pipelines
+	// TestWidestRowFitsAnItem keeps the sum under this).
+	MaxItemKeys = 400
 	MaxCell     = 8 << 10
 )
 

@@ -103,6 +103,9 @@ type Job struct {
 	// Params are a single-run job's parameters (delivery_check's domain
 	// and subject filter, viewport_test's viewport), as JSON.
 	Params json.RawMessage `json:"-"`
+	// ParamsInFile: the parameters are in the file store (ParamsKey),
+	// too large for the item; ReadParams loads them.
+	ParamsInFile bool `json:"-"`
 	// continuation marks the automatic resume of a job stopped at its
 	// maximum run time, which goes first in its pool's queue.
 	continuation bool

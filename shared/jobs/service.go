@@ -141,6 +141,10 @@ func (s *Service) insert(ctx context.Context, j *Job, ef float64, extra ...store
 	if o, ok := originOf(ctx); ok {
 		id := o.PipelineID
 		j.PipelineID, j.PipelineNodeID, j.LowPriority = &id, o.NodeID, o.LowPriority
+		if o.LowPriority {
+			ef = pricing.LowPriority(ef)
+			j.EFCost = ef
+		}
 	}
 	it, err := item(j)
 	if err != nil {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,8 +48,38 @@ func runsOnce(jobType string) bool {
 	return SingleRun(jobType)
 }
 
-// MaxParams caps a single-run job's stored parameters.
-const MaxParams = 8 << 10
+// A single-run job's parameters are stored on its item up to
+// MaxInlineParams; larger ones (an import's paste, a filter's long `in`
+// lists) go to the file store (ParamsKey), up to MaxParams, and the
+// engine reads them back before the run (ReadParams).
+const (
+	MaxInlineParams = 8 << 10
+	// MaxParams holds the 16 MiB an import's paste may have, JSON-escaped.
+	MaxParams = 48 << 20
+)
+
+// ParamsKey is the file of a single-run job's parameters too large for
+// its item.
+func ParamsKey(id string) string { return "jobs/" + id + "/params.json" }
+
+// ReadParams loads a job's parameters kept in the file store into
+// j.Params (nothing to do for inline ones).
+func ReadParams(ctx context.Context, files blob.Store, j *Job) error {
+	if !j.ParamsInFile {
+		return nil
+	}
+	rc, _, err := files.Open(ctx, ParamsKey(j.ID))
+	if err != nil {
+		return fmt.Errorf("parameters of job %s: %w", j.ID, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, MaxParams+1))
+	if err != nil {
+		return fmt.Errorf("parameters of job %s: %w", j.ID, err)
+	}
+	j.Params = b
+	return nil
+}
 
 // ResultKey is the file of a single-run job's result.
 func ResultKey(id string) string { return "jobs/" + id + "/result.json" }
@@ -85,7 +116,18 @@ func (s *Service) CreateSingle(ctx context.Context, u *accounts.User, jobType st
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
 		Params: raw,
 	}
+	if len(raw) > MaxInlineParams {
+		if _, err := s.d.Files.Put(ctx, ParamsKey(j.ID), bytes.NewReader(raw), "application/json"); err != nil {
+			return nil, fmt.Errorf("store parameters of job %s: %w", j.ID, err)
+		}
+		j.Params, j.ParamsInFile = nil, true
+	}
 	if err := s.insert(ctx, j, ef); err != nil {
+		if j.ParamsInFile {
+			if derr := s.d.Files.Delete(context.WithoutCancel(ctx), ParamsKey(j.ID)); derr != nil && s.d.Log != nil {
+				s.d.Log.Warn("parameters of a refused job not deleted", "job", j.ID, "err", derr)
+			}
+		}
 		return nil, err
 	}
 	if err := s.schedule(ctx, j); err != nil {

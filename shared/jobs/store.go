@@ -67,6 +67,9 @@ func item(j *Job) (store.Item, error) {
 	if len(j.Params) > 0 {
 		it["params"] = string(j.Params)
 	}
+	if j.ParamsInFile {
+		it["params_file"] = true
+	}
 	if j.PipelineNodeID != "" {
 		it["pipeline_node_id"] = j.PipelineNodeID
 	}
@@ -116,6 +119,7 @@ func fromItem(it store.Item) (*Job, error) {
 	if p := it.String("params"); p != "" {
 		j.Params = json.RawMessage(p)
 	}
+	j.ParamsInFile = it.Bool("params_file")
 	return &j, nil
 }
 

@@ -82,16 +82,50 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			out.Roots = append(out.Roots, n.ID)
 		}
 	}
-	if structureOnly {
-		return out, nil
-	}
+	// Every definition check of every node comes first, so that a
+	// definition fault is reported as such whatever follows it, and
+	// structure_only sees them all.
 	rows := map[string]float64{} // worst-case rows leaving each node
+	scrapes := map[string]scrape.Settings{}
+	sirenes := map[string]sirene.Config{}
 	order := c.t.topo(d)
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
 		case "scrap":
-			set, plan, err := c.scrapePlan(n)
+			set, err := scrapeSettings(n)
+			if err != nil {
+				return nil, err
+			}
+			scrapes[id] = set
+		case "sirene":
+			cfg, err := sireneConfig(n)
+			if err == nil {
+				if ferr := cfg.CheckFields(); ferr != nil {
+					err = nodeErr(n.ID, ferr)
+				}
+			}
+			if err != nil {
+				return nil, refusal(ReasonDefinition, err)
+			}
+			sirenes[id] = cfg
+		case "import":
+			r, err := c.importRows(ctx, u, n)
+			if err != nil {
+				return nil, err
+			}
+			rows[id] = r
+		}
+	}
+	if structureOnly {
+		return out, nil
+	}
+	for _, id := range order {
+		n := node(d, id)
+		switch n.Type {
+		case "scrap":
+			set := scrapes[id]
+			plan, err := c.scrapePlan(n, set)
 			if err != nil {
 				return nil, err
 			}
@@ -102,21 +136,12 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			}
 			rows[id] = math.Ceil(expected)
 		case "sirene":
-			cfg, err := sireneConfig(n)
-			if err != nil {
-				return nil, refusal(ReasonDefinition, err)
-			}
+			cfg := sirenes[id]
 			if err := cfg.Validate(c.d.Scrape); err != nil {
 				return nil, refusal(zonesOr(err), nodeErr(n.ID, err))
 			}
 			out.Cost += float64(cfg.StopAt) * sirene.EFPerRow
 			rows[id] = float64(cfg.StopAt)
-		case "import":
-			r, err := c.importRows(ctx, u, n)
-			if err != nil {
-				return nil, err
-			}
-			rows[id] = r
 		}
 	}
 	pred := map[string]string{}
@@ -168,21 +193,25 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 	return out, nil
 }
 
-// scrapePlan cleans a scrap node's settings as POST /api/jobs does and
-// resolves its zones as at launch.
-func (c *Checker) scrapePlan(n Node) (scrape.Settings, *scrape.Plan, error) {
+// scrapeSettings cleans a scrap node's settings as POST /api/jobs does.
+func scrapeSettings(n Node) (scrape.Settings, error) {
 	var r scrape.Request
 	b, _ := json.Marshal(n.Config)
 	if err := json.Unmarshal(b, &r); err != nil {
-		return scrape.Settings{}, nil, refusal(ReasonDefinition, nodeErr(n.ID, apperr.New(apperr.Invalid, err.Error(), err.Error())))
+		return scrape.Settings{}, refusal(ReasonDefinition, nodeErr(n.ID, apperr.New(apperr.Invalid, err.Error(), err.Error())))
 	}
 	set, err := scrape.Clean(r, true)
 	if err != nil {
-		return set, nil, refusal(ReasonDefinition, nodeErr(n.ID, err))
+		return set, refusal(ReasonDefinition, nodeErr(n.ID, err))
 	}
+	return set, nil
+}
+
+// scrapePlan resolves a scrap node's zones as at launch.
+func (c *Checker) scrapePlan(n Node, set scrape.Settings) (*scrape.Plan, error) {
 	plan, err := c.d.Scrape.Plan(set)
 	if err != nil {
-		return set, nil, err
+		return nil, err
 	}
 	if len(plan.Problems) > 0 {
 		p := plan.Problems[0]
@@ -190,10 +219,10 @@ func (c *Checker) scrapePlan(n Node) (scrape.Settings, *scrape.Plan, error) {
 		if strings.HasPrefix(p.Field, "zones") || strings.HasPrefix(p.Field, "country") {
 			reason = ReasonZones
 		}
-		return set, nil, &Refusal{Reason: reason, Err: apperr.New(apperr.Invalid,
+		return nil, &Refusal{Reason: reason, Err: apperr.New(apperr.Invalid,
 			fmt.Sprintf("Node '%s' : %s", n.ID, p.FR), fmt.Sprintf("Node '%s': %s", n.ID, p.EN))}
 	}
-	return set, plan, nil
+	return plan, nil
 }
 
 // importRows checks an import node's source where it can be before the

@@ -123,15 +123,12 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 		return nil, fmt.Errorf("start pipeline %s: %w", p.ID, err)
 	}
 	out := &Created{ID: p.ID, Status: Running, InitialJobs: []string{}}
-	// A root may end before its id is on the record: the signal below
-	// has the next step find it.
-	defer s.signal(ctx, p.ID)
 	for _, id := range checked.Roots {
 		j, err := s.startRoot(ctx, u, p, node(checked.Definition, id))
 		if err != nil {
 			// The checks passed a moment ago: only a race (another job
-			// took the last slot) gets here. The pipeline fails.
-			s.finish(ctx, p.ID, Failed)
+			// took the last slot) gets here. The creation is taken back.
+			s.abort(ctx, u.ID, p.ID, out.InitialJobs)
 			return nil, err
 		}
 		out.InitialJobs = append(out.InitialJobs, j.ID)
@@ -139,10 +136,30 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 			p.Stages[id] = append(p.Stages[id], j.ID)
 			return true
 		}); err != nil {
+			s.abort(ctx, u.ID, p.ID, out.InitialJobs)
 			return nil, err
 		}
 	}
+	// A root may have ended before its id was on the record: this signal
+	// has the next step find it.
+	s.signal(ctx, p.ID)
 	return out, nil
+}
+
+// abort takes back a creation that failed after its record was written:
+// the roots already created are cancelled, the record deleted (its
+// execution then ends: the step finds it gone).
+func (s *Service) abort(ctx context.Context, uid int64, id string, roots []string) {
+	ctx = context.WithoutCancel(ctx)
+	for _, jid := range roots {
+		if _, err := s.d.Jobs.Cancel(ctx, uid, jid); err != nil && !apperr.Is(err, apperr.Invalid) {
+			s.d.Log.ErrorContext(ctx, "root of an aborted pipeline not cancelled", "pipeline", id, "job", jid, "err", err)
+		}
+	}
+	if err := s.d.DB.Table(jobs.Table).Delete(ctx, pipeKey(id), nil); err != nil {
+		s.d.Log.ErrorContext(ctx, "aborted pipeline not deleted", "pipeline", id, "err", err)
+	}
+	s.signal(ctx, id)
 }
 
 func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, n Node) (*jobs.Job, error) {
@@ -176,7 +193,15 @@ func (s *Service) JobEnded(ctx context.Context, j *jobs.Job) {
 	s.signal(ctx, *j.PipelineID)
 }
 
-// startSuccessors creates the jobs of the nodes after j's, once each.
+// errBlocked says a successor could not start for now (the account's 5
+// concurrent jobs are taken, a store or queue hiccup): the next step
+// tries again.
+var errBlocked = errors.New("a successor is waiting for room")
+
+// startSuccessors creates the jobs of the nodes after j's, once each. A
+// successor refused for a reason that will not pass (its input does not
+// fit the job's limits) fails the pipeline; one refused for now makes
+// it errBlocked, after the others are started.
 func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job) error {
 	if j.ResultsCount == 0 {
 		return nil // an empty output short-circuits the branch
@@ -185,14 +210,23 @@ func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job)
 	if err != nil {
 		return err
 	}
+	blocked := false
 	for _, e := range p.Definition.Edges {
 		if e.From != j.PipelineNodeID || len(p.Stages[e.To]) > 0 {
 			continue
 		}
 		n := node(&p.Definition, e.To)
 		nj, err := s.startStage(ctx, u, p, n, j)
-		if err != nil {
-			s.d.Log.WarnContext(ctx, "pipeline stage not started", "pipeline", p.ID, "node", n.ID, "err", err)
+		var ae *apperr.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &ae) && ae.Code != apperr.TooMany && ae.Code != apperr.Unavailable:
+			s.d.Log.WarnContext(ctx, "pipeline stage refused: the pipeline fails", "pipeline", p.ID, "node", n.ID, "err", err)
+			s.finish(ctx, p.ID, Failed)
+			return nil
+		default:
+			s.d.Log.InfoContext(ctx, "pipeline stage waits", "pipeline", p.ID, "node", n.ID, "err", err)
+			blocked = true
 			continue
 		}
 		if _, err := s.update(ctx, p.ID, func(p *Pipeline) bool {
@@ -201,6 +235,9 @@ func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job)
 		}); err != nil {
 			return err
 		}
+	}
+	if blocked {
+		return errBlocked
 	}
 	return nil
 }

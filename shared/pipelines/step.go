@@ -3,9 +3,11 @@ package pipelines
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
@@ -50,6 +52,22 @@ const (
 // about a dozen.
 const MaxRounds = 1000
 
+// Await's waits (StepEvent.Wait), in seconds.
+const (
+	IdleWait  = 900
+	RetryWait = 60
+)
+
+// StepResult is what a step found.
+type StepResult struct {
+	Status string
+	// Seen is the signal count the step read.
+	Seen int64
+	// Blocked: a successor could not start for now; step again in a
+	// while even if nothing signals.
+	Blocked bool
+}
+
 // Gone is the step status of a pipeline that no longer exists (its
 // account was deleted): its execution ends.
 const Gone = "gone"
@@ -66,6 +84,10 @@ type StepEvent struct {
 	// Seen is the signal count the advance read; Await sleeps only if no
 	// signal came since.
 	Seen int64 `json:"seen"`
+	// Wait is how long Await waits for a signal before advancing anyway,
+	// in seconds: RetryWait when a stage waits for room (nothing will
+	// signal when it frees up), IdleWait otherwise.
+	Wait int `json:"wait"`
 	// Round counts the advances of this execution, Generation the
 	// executions of the pipeline (its first is 0).
 	Round      int  `json:"round"`
@@ -86,12 +108,16 @@ func (s *Service) HandleStep(ctx context.Context, ev StepEvent) (StepEvent, erro
 	}
 	switch ev.Action {
 	case ActionAdvance:
-		st, seen, err := s.Step(ctx, ev.PipelineID)
+		r, err := s.Step(ctx, ev.PipelineID)
 		if err != nil {
 			return ev, err
 		}
-		out := StepEvent{PipelineID: ev.PipelineID, Status: st, Seen: seen, Round: ev.Round + 1, Generation: ev.Generation}
-		if st == Running && out.Round >= MaxRounds {
+		out := StepEvent{PipelineID: ev.PipelineID, Status: r.Status, Seen: r.Seen, Wait: IdleWait,
+			Round: ev.Round + 1, Generation: ev.Generation}
+		if r.Blocked {
+			out.Wait = RetryWait
+		}
+		if r.Status == Running && out.Round >= MaxRounds {
 			out.Renew = true
 			out.Generation++
 		}
@@ -110,38 +136,37 @@ func (s *Service) HandleStep(ctx context.Context, ev StepEvent) (StepEvent, erro
 	return ev, fmt.Errorf("pipeline %s: unknown step action %q", ev.PipelineID, ev.Action)
 }
 
-// Step moves a pipeline on from its stages' jobs as they are now, and
-// returns its status and the signal count it read. A running pipeline:
-// an expired stage fails it; a stage cancelled before it started, with
-// nothing else running, cancels it; a done (or continued) stage with
-// rows starts the successors not started yet; then it is done if nothing
-// is left to run. A cancelled pipeline: any stage still running (started
-// while it was being cancelled) is cancelled.
-func (s *Service) Step(ctx context.Context, id string) (string, int64, error) {
+// Step moves a pipeline on from its stages' jobs as they are now. A
+// running pipeline: an expired stage fails it; a stage cancelled before
+// it started, with nothing else running, cancels it; a done (or
+// continued) stage with rows starts the successors not started yet; then
+// it is done if nothing is left to run. A cancelled pipeline: any stage
+// still running (started while it was being cancelled) is cancelled.
+func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 	p, err := s.get(ctx, 0, id)
 	if apperr.Is(err, apperr.NotFound) {
-		return Gone, 0, nil
+		return StepResult{Status: Gone}, nil
 	}
 	if err != nil {
-		return "", 0, err
+		return StepResult{}, err
 	}
-	seen := p.signals
+	r := StepResult{Status: p.Status, Seen: p.signals}
 	js, err := s.stageJobs(ctx, p)
 	if err != nil {
-		return "", 0, err
+		return StepResult{}, err
 	}
 	defer s.count(ctx, id, js)
 	if p.Status == Cancelled {
 		for _, j := range js {
 			if j.Status.Active() {
 				if _, err := s.d.Jobs.Cancel(ctx, p.UserID, j.ID); err != nil && !apperr.Is(err, apperr.Invalid) {
-					return "", 0, err
+					return StepResult{}, err
 				}
 			}
 		}
 	}
 	if p.Status != Running {
-		return p.Status, seen, nil
+		return r, nil
 	}
 	active := func(except string) bool {
 		for _, j := range js {
@@ -159,24 +184,30 @@ func (s *Service) Step(ctx context.Context, id string) (string, int64, error) {
 		switch {
 		case j.Status == jobs.Expired:
 			s.finish(ctx, id, Failed)
-			return Failed, seen, nil
+			r.Status = Failed
+			return r, nil
 		case j.Status == jobs.Cancelled && j.StartedAt == nil && !slices.Contains(p.Continued, n.ID) && !active(j.ID):
 			s.finish(ctx, id, Cancelled)
-			return Cancelled, seen, nil
+			r.Status = Cancelled
+			return r, nil
 		case resolved(p, n.ID, j) && j.ResultsCount > 0 && j.DownloadAvailable:
-			if err := s.startSuccessors(ctx, p, j); err != nil {
-				return "", 0, err
+			err := s.startSuccessors(ctx, p, j)
+			if errors.Is(err, errBlocked) {
+				r.Blocked = true
+			} else if err != nil {
+				return StepResult{}, err
 			}
 		}
 	}
 	if err := s.settle(ctx, id); err != nil {
-		return "", 0, err
+		return StepResult{}, err
 	}
 	p, err = s.get(ctx, 0, id)
 	if err != nil {
-		return "", 0, err
+		return StepResult{}, err
 	}
-	return p.Status, seen, nil
+	r.Status = p.Status
+	return r, nil
 }
 
 // count keeps the list's counters on the record (done stages, rows), so
@@ -263,10 +294,20 @@ func (s *Service) signal(ctx context.Context, id string) {
 	}
 }
 
-// step is the in-process runner's step.
+// step is the in-process runner's step. A step that failed, or left a
+// successor waiting for room, runs again after RetryWait even if nothing
+// signals (on AWS the state machine's retries and Await do the same).
 func (s *Service) step(ctx context.Context, id string) {
-	if _, _, err := s.Step(ctx, id); err != nil {
+	r, err := s.Step(ctx, id)
+	if err != nil {
 		s.d.Log.ErrorContext(ctx, "pipeline step failed", "pipeline", id, "err", err)
+	}
+	if (err != nil || r.Blocked) && s.runner.alive() {
+		time.AfterFunc(RetryWait*time.Second, func() {
+			if s.runner.alive() {
+				s.runner.kick(ctx, id, s.step)
+			}
+		})
 	}
 }
 
@@ -275,13 +316,25 @@ func (s *Service) step(ctx context.Context, id string) {
 // never overlap and a step can itself cause signals (a stage it cancels)
 // without waiting on itself.
 type runner struct {
-	mu    sync.Mutex
-	again map[string]bool // pipelines being stepped → another step is due
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	again   map[string]bool // pipelines being stepped → another step is due
+	wg      sync.WaitGroup
+	stopped bool
+}
+
+// alive tells whether the runner still takes steps (Stop not called).
+func (r *runner) alive() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.stopped
 }
 
 func (r *runner) kick(ctx context.Context, id string, step func(context.Context, string)) {
 	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return
+	}
 	if r.again == nil {
 		r.again = map[string]bool{}
 	}
@@ -291,10 +344,10 @@ func (r *runner) kick(ctx context.Context, id string, step func(context.Context,
 		return
 	}
 	r.again[id] = false
+	r.wg.Add(1) // under the lock: Stop cannot be waiting yet
 	r.mu.Unlock()
 	// The step outlives the request or job that signalled.
 	ctx = context.WithoutCancel(ctx)
-	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		for {
@@ -311,6 +364,11 @@ func (r *runner) kick(ctx context.Context, id string, step func(context.Context,
 	}()
 }
 
-// Wait returns when the in-process runner has no step running (tests,
-// shutdown).
-func (s *Service) Wait() { s.runner.wg.Wait() }
+// Stop has the in-process runner take no more steps and returns when
+// none is running (shutdown: the tables close after).
+func (s *Service) Stop() {
+	s.runner.mu.Lock()
+	s.runner.stopped = true
+	s.runner.mu.Unlock()
+	s.runner.wg.Wait()
+}

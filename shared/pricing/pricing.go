@@ -89,6 +89,16 @@ const (
 	DefaultThreshold = 20_000
 )
 
+// LowPriorityFactor is what a job of a low-priority pipeline costs, as a
+// share of its price: its requests yield to every other job's (the
+// engine's slots, the pools' queues), so it fills capacity that would
+// otherwise sit idle (docs/pricing.md).
+const LowPriorityFactor = 0.7
+
+// LowPriority is the price of a job of a low-priority pipeline whose
+// normal price is ef, rounded to the cent.
+func LowPriority(ef float64) float64 { return math.Round(ef*LowPriorityFactor*100) / 100 }
+
 // Params are the cost drivers of one scrape.
 type Params struct {
 	Tiles          int // distinct base tiles over the union of zones

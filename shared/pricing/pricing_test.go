@@ -73,3 +73,17 @@ func TestFormatEF(t *testing.T) {
 		}
 	}
 }
+
+func TestLowPriority(t *testing.T) {
+	for _, c := range []struct{ ef, want float64 }{
+		{0, 0},
+		{10, 7},
+		{278.4, 194.88},
+		{0.01, 0.01}, // 0.007 rounds to the cent
+		{1.23, 0.86}, // 0.861
+	} {
+		if got := LowPriority(c.ef); got != c.want {
+			t.Errorf("LowPriority(%v) = %v, want %v", c.ef, got, c.want)
+		}
+	}
+}

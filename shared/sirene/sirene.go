@@ -58,6 +58,16 @@ type Places interface {
 // Validate checks the configuration (422 naming the field) and fills its
 // defaults; the zones must be French places the registers can filter on.
 func (c *Config) Validate(resolve Places) error {
+	if err := c.CheckFields(); err != nil {
+		return err
+	}
+	_, err := c.zones(resolve)
+	return err
+}
+
+// CheckFields checks and defaults every field without resolving the
+// zones (a pipeline's definition step; the zones are its next).
+func (c *Config) CheckFields() error {
 	if len(c.Activites) == 0 || len(c.Activites) > MaxActivites {
 		return field("activites", fmt.Sprintf("activites : 1 à %d activités (nom de métier ou code NAF).", MaxActivites),
 			fmt.Sprintf("activites: 1 to %d activities (trade name or NAF code).", MaxActivites))
@@ -71,9 +81,6 @@ func (c *Config) Validate(resolve Places) error {
 	}
 	if len(c.Zones) == 0 || len(c.Zones) > MaxZones {
 		return field("zones", fmt.Sprintf("zones : 1 à %d zones en France.", MaxZones), fmt.Sprintf("zones: 1 to %d zones in France.", MaxZones))
-	}
-	if _, err := c.zones(resolve); err != nil {
-		return err
 	}
 	switch c.Etablissements {
 	case "":

@@ -61,6 +61,7 @@ type state struct {
 	OutputPath     *string         `json:"OutputPath"`
 	ResultPath     json.RawMessage `json:"ResultPath"`
 	TimeoutSeconds float64         `json:"TimeoutSeconds"`
+	TimeoutPath    string          `json:"TimeoutSecondsPath"`
 	Retry          []retrier       `json:"Retry"`
 	Catch          []catcher       `json:"Catch"`
 	Choices        []choice        `json:"Choices"`
@@ -372,9 +373,18 @@ func (m *Machine) attempt(ex *Execution, st state, input any) (any, error) {
 			}
 			return map[string]any{"Payload": v, "StatusCode": 200.0}, nil
 		}
+		secs := st.TimeoutSeconds
+		if st.TimeoutPath != "" {
+			v, ok := get(input, nil, st.TimeoutPath).(float64)
+			if !ok || v <= 0 {
+				m.forget(token)
+				return nil, &taskError{"States.Runtime", "TimeoutSecondsPath " + st.TimeoutPath + " is not a positive number"}
+			}
+			secs = v
+		}
 		var timeout <-chan time.Time
-		if st.TimeoutSeconds > 0 {
-			timeout = time.After(time.Duration(st.TimeoutSeconds * scale * float64(time.Second)))
+		if secs > 0 {
+			timeout = time.After(time.Duration(secs * scale * float64(time.Second)))
 		}
 		select {
 		case <-wake:
@@ -423,9 +433,12 @@ func catches(cs []catcher, name string) (catcher, bool) {
 	return catcher{}, false
 }
 
+// matchesError tells whether a retrier's or catcher's ErrorEquals
+// matches; States.ALL matches every error but States.Runtime and
+// States.DataLimitExceeded, which end the execution.
 func matchesError(names []string, name string) bool {
 	for _, n := range names {
-		if n == name || (n == "States.ALL") {
+		if n == name || (n == "States.ALL" && name != "States.Runtime" && name != "States.DataLimitExceeded") {
 			return true
 		}
 	}
