@@ -54,6 +54,13 @@ func TestPipelineSchemaAndValidate(t *testing.T) {
 		{"a cost over the threshold", def([]string{`{"id":"s","type":"scrap","config":{"queries":["plombier","boulangerie","coiffeur"],"zones":["France"],"scrap_mode":"ultra"}}`,
 			`{"id":"e","type":"emails","config":{"mode":"deep"}}`}, `{"from":"s","to":"e"}`), "cost", "au-dessus du seuil de 5000 EF", "above the account's threshold of 5000 EF"},
 		{"more root jobs than the 5 concurrent", def(roots, ""), "busy", "au plus 5", "at most 5"},
+		// Every definition fault comes before any zone: an empty paste
+		// after a scrap with an unknown zone is a definition refusal.
+		{"a definition fault after an unknown zone", def([]string{scrap("s", "Pari"),
+			`{"id":"i","type":"import","config":{"source":"paste","text":""}}`}, ""), "definition", "text est vide", "text is empty"},
+		{"a sirene field", def([]string{scrap("s", "Pari"),
+			`{"id":"r","type":"sirene","config":{"activites":["boulangerie"],"zones":["Lyon"],"cree_apres":"hier"}}`}, ""),
+			"definition", "AAAA-MM-JJ", "YYYY-MM-DD"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, who := range []struct {
@@ -67,11 +74,17 @@ func TestPipelineSchemaAndValidate(t *testing.T) {
 			}
 		})
 	}
-	// structure_only stops after the structure.
+	// structure_only stops after the definition step: zones unchecked,
+	// every node's settings checked.
 	got := c.Do("POST", "/api/pipelines/validate", map[string]any{"definition": jsonRaw(`{"nodes":[` + scrap("s", "Pari") + `],"edges":[]}`),
 		"structure_only": true}).Must(t, 200).JSON()
 	if got["ok"] != true {
 		t.Errorf("structure_only: %v", got)
+	}
+	got = c.Do("POST", "/api/pipelines/validate", map[string]any{"definition": jsonRaw(`{"nodes":[{"id":"s","type":"scrap","config":{"queries":["` +
+		strings.Repeat("x", 201) + `"],"zones":["Lyon"]}}],"edges":[]}`), "structure_only": true}).Must(t, 200).JSON()
+	if got["ok"] != false || got["reason"] != "definition" {
+		t.Errorf("structure_only with a query over 200 characters: %v", got)
 	}
 	// A valid pipeline, posted bare: normalised and summed up.
 	got = k.Do("POST", "/api/pipelines/validate", def([]string{scrap("s", "Villeurbanne"), `{"id":"e","type":"emails"}`,
