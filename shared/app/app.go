@@ -141,6 +141,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
 	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
 	var eng *engine.Engine
+	var ps *pipelines.Service // the jobs' and the engine's hooks move pipelines on; set below
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service // the engine's overtime hook calls it; set below
 	if ad.Queue != nil && ad.Files != nil {
@@ -154,13 +155,13 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			},
 			CSVRunners: srcs.csvRunners(sc, lateJobs{&js}, mods.Fetcher()),
 			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
+			OnPartial:  func(ctx context.Context, j *jobs.Job) { ps.JobEnded(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
 		})
 		started = eng.Start
 	}
 	onJobEvent := jobEvent(evs, cfg.BaseURL, ad.Log)
-	var ps *pipelines.Service // the jobs' terminal hook moves pipelines on; set below
 	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
 		ModuleSource: mods.Source, Files: ad.Files, Started: started, Log: ad.Log,
@@ -169,6 +170,12 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			ps.JobEnded(ctx, j)
 		},
 		PipelineRunning: func(ctx context.Context, id string) bool { return ps.Running(ctx, id) },
+		Salvage: func(ctx context.Context, j *jobs.Job) error {
+			if eng == nil {
+				return nil
+			}
+			return eng.Salvage(ctx, j)
+		},
 	})
 	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
 		Executor: ad.Pipelines,

@@ -256,3 +256,60 @@ func TestPipelineLargeImport(t *testing.T) {
 		t.Fatalf("pipeline %v", got)
 	}
 }
+
+// TestPipelineContinueFromPartialRows: a stage cancelled while it ran
+// keeps the rows it had (downloadable, its status still cancelled), the
+// pipeline pauses, and continue starts the successors from those rows.
+func TestPipelineContinueFromPartialRows(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("partial@example.org", fixturePassword)
+	c.Verify("partial@example.org")
+	id := c.Do("POST", "/api/pipelines", `{"nodes":[
+		{"id":"s","type":"scrap","config":{"queries":["boulangerie","plombier"],"zones":["France"],"scrap_mode":"ultra"}},
+		{"id":"o","type":"sort","config":{"sort_by":"rating","direction":"desc","top_n":10}}],
+		"edges":[{"from":"s","to":"o"}]}`).Must(t, 201).JSON()["id"].(string)
+	stage := func() map[string]any {
+		got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON()
+		return got["jobs"].([]any)[0].(map[string]any)
+	}
+	root := stage()["id"].(string)
+	for end := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if j := c.Do("GET", "/api/jobs/"+root, nil).Must(t, 200).JSON(); j["results_count"].(float64) > 0 {
+			if j["status"] != "running" {
+				t.Fatalf("the scrape ended before the cancel: %v", j["status"])
+			}
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("no row within a minute")
+		}
+	}
+	if r := c.Do("POST", "/api/jobs/"+root+"/cancel", nil).Must(t, 200).JSON(); r["pipeline_cancelled"] != false {
+		t.Fatalf("cancel of a started stage: %v", r)
+	}
+	var j map[string]any
+	for end := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		j = c.Do("GET", "/api/jobs/"+root, nil).Must(t, 200).JSON()
+		if j["download_available"] == true {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no partial output: %v", j)
+		}
+	}
+	rows := readCSV(t, c, root)
+	if j["status"] != "cancelled" || float64(len(rows)-1) != j["results_count"] || len(rows) < 2 {
+		t.Fatalf("partial output: %d lines, job %v %v", len(rows), j["status"], j["results_count"])
+	}
+	if got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON(); got["status"] != "running" || len(got["jobs"].([]any)) != 1 {
+		t.Fatalf("paused: %v", got)
+	}
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/s/continue", nil).Must(t, 200)
+	got := waitPipeline(t, c, id)
+	out, _ := got["output_job"].(map[string]any)
+	want := min(10.0, j["results_count"].(float64))
+	if got["status"] != "done" || out["job_type"] != "sort" || out["results_count"] != want {
+		t.Fatalf("after continue: %v", got)
+	}
+}

@@ -84,6 +84,9 @@ type Deps struct {
 	// first is true for the call that stopped it: the engine then merges
 	// the tasks done so far into the job's output (a partial finalize).
 	OnOvertime func(ctx context.Context, j *jobs.Job) (stopped, first bool, err error)
+	// OnPartial is told when a stopped job's partial output is kept
+	// (Salvage).
+	OnPartial func(ctx context.Context, j *jobs.Job)
 	// OnTerminal is told of every terminal transition the engine commits
 	// (done, failed), with the job as written, after the commit.
 	OnTerminal func(ctx context.Context, j *jobs.Job)
@@ -264,6 +267,8 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 		return e.handleBatch(ctx, m)
 	case kindSingle:
 		return e.handleSingle(ctx, m)
+	case kindSalvage:
+		return e.handleSalvage(ctx, m)
 	case kindSweep:
 		if e.d.OnSweep == nil {
 			return nil
@@ -400,6 +405,11 @@ func (e *Engine) failJob(ctx context.Context, id, msg string) error {
 	e.log(ctx, j, true, "Job failed: "+msg, "Échec du job : "+msg)
 	if e.d.OnTerminal != nil {
 		e.d.OnTerminal(ctx, j)
+	}
+	if j.StartedAt != nil {
+		if err := e.Salvage(ctx, j); err != nil {
+			e.d.Log.Warn("engine: salvage of a failed job not sent", "job", j.ID, "err", err)
+		}
 	}
 	return nil
 }

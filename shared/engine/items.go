@@ -384,7 +384,7 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 	if d, ok := mod.(enrich.Distinct); ok {
 		distinct = d.DistinctColumns()
 	}
-	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct)
+	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct, nil)
 	if err != nil {
 		return err
 	}
@@ -418,8 +418,10 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 }
 
 // mergeItems streams the input and the parts (one part in memory at a
-// time: batches cover consecutive items) into the output CSV.
-func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct []string) (int, error) {
+// time: batches cover consecutive items) into the output CSV. only, when
+// not nil, keeps the rows of those batches (a salvage: the batches done
+// before the job stopped).
+func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct []string, only map[int]bool) (int, error) {
 	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
 	if errors.Is(err, blob.ErrNotFound) {
 		return 0, permanent("The job's input is missing", err)
@@ -472,6 +474,9 @@ func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct
 			}
 			if err != nil {
 				return permanent("The job's input is unreadable", err)
+			}
+			if only != nil && !only[i/BatchSize] {
+				continue
 			}
 			if b := i / BatchSize; b != batch {
 				batch = b

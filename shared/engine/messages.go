@@ -21,9 +21,12 @@ const (
 	kindStart    = "start"
 	kindTask     = "task"
 	kindFinalize = "finalize"
-	kindSweep    = "sweep"
-	kindBatch    = "batch"
-	kindSingle   = "single"
+	// kindSalvage keeps what a stopped (cancelled or failed) job had done
+	// as its output.
+	kindSalvage = "salvage"
+	kindSweep   = "sweep"
+	kindBatch   = "batch"
+	kindSingle  = "single"
 )
 
 // SweepMessage is the body of the periodic sweep message (a schedule sends
@@ -66,7 +69,7 @@ func decode(body []byte) (message, error) {
 		return m, errors.New("no job id")
 	}
 	switch m.Kind {
-	case kindStart, kindFinalize, kindSingle:
+	case kindStart, kindFinalize, kindSingle, kindSalvage:
 		return m, nil
 	case kindTask:
 		if _, ok := parseTaskID(m.Task); !ok {

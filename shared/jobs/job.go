@@ -116,6 +116,18 @@ const timeFmt = "2006-01-02T15:04:05Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFmt) }
 
+// StoppedFor is how long ago a terminal job ended (0 when it has not).
+func (j *Job) StoppedFor(now time.Time) time.Duration {
+	if j.CompletedAt == nil {
+		return 0
+	}
+	t, err := time.Parse(timeFmt, *j.CompletedAt)
+	if err != nil {
+		return 0
+	}
+	return now.Sub(t)
+}
+
 // padded writes n zero-padded to 20 digits, so sort keys order numerically
 // (docs/tables.md).
 func padded(n int64) string {

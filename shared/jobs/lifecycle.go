@@ -57,6 +57,13 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 	}
 	open := j.PipelineID != nil && s.d.PipelineRunning != nil && s.d.PipelineRunning(ctx, *j.PipelineID)
 	s.Ended(ctx, j)
+	if j.StartedAt != nil && s.d.Salvage != nil {
+		// Its partial output comes a moment later (a pipeline's next step
+		// is told then).
+		if err := s.d.Salvage(ctx, j); err != nil && s.d.Log != nil {
+			s.d.Log.WarnContext(ctx, "partial output of a cancelled job not asked for", "job", j.ID, "err", err)
+		}
+	}
 	return open && !s.d.PipelineRunning(ctx, *j.PipelineID), nil
 }
 

@@ -47,6 +47,9 @@ type Deps struct {
 	OnTerminal func(ctx context.Context, j *Job)
 	// PipelineRunning tells whether a pipeline is still running (a job's
 	// cancel answers pipeline_cancelled when it closed its pipeline).
+	// Salvage asks the engine to keep what a job stopped while running
+	// (cancelled) had done as its output; nil keeps nothing.
+	Salvage         func(ctx context.Context, j *Job) error
 	PipelineRunning func(ctx context.Context, id string) bool
 	// Started is told of every job that may run now (created with no
 	// pool to wait for, or given its pool's lease), for the engine to run

@@ -139,3 +139,14 @@ func docOp(j *Job, extra store.Update, cond *store.Cond) (store.TxOp, error) {
 func releaseOp(uid int64) store.TxOp {
 	return store.UpdateOp(Table, activeKey(uid), store.Update{}.Add("n", -1), nil)
 }
+
+// PartialOps keeps a stopped job's partial output (engine salvage): its
+// rows count, output name and download, the status unchanged (cancelled
+// or failed) and the condition that it still is.
+func PartialOps(j *Job) ([]store.TxOp, error) {
+	op, err := docOp(j, store.Update{}.Set("results_count", int64(j.ResultsCount)), store.Eq("status", string(j.Status)))
+	if err != nil {
+		return nil, err
+	}
+	return []store.TxOp{op}, nil
+}

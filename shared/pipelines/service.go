@@ -415,6 +415,13 @@ func (s *Service) Continue(ctx context.Context, uid int64, id, nodeID string) er
 	if p.Status != Running || !ok || (j.Status != jobs.Failed && j.Status != jobs.Cancelled) || slices.Contains(p.Continued, nodeID) {
 		return notContinuable
 	}
+	// A stage stopped while running keeps its rows a moment later (the
+	// engine's salvage): continuing before would start nothing.
+	if j.StartedAt != nil && j.ResultsCount > 0 && !j.DownloadAvailable && j.StoppedFor(s.d.Now()) < SalvageWait {
+		return apperr.New(apperr.Invalid,
+			"Les résultats partiels de cette étape sont en préparation : réessayez dans quelques secondes.",
+			"This stage's partial results are being prepared: retry in a few seconds.")
+	}
 	if _, err := s.update(ctx, id, func(p *Pipeline) bool {
 		if slices.Contains(p.Continued, nodeID) {
 			return false
@@ -428,6 +435,10 @@ func (s *Service) Continue(ctx context.Context, uid int64, id, nodeID string) er
 	s.signal(ctx, id)
 	return nil
 }
+
+// SalvageWait is how long continue waits for a stopped stage's partial
+// rows; past it, the stage is taken as having none.
+const SalvageWait = 2 * time.Minute
 
 // Reasons a node's input is not there yet (spec: input-columns).
 const (
