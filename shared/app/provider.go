@@ -26,7 +26,10 @@ func newProvider(cfg config.Config, sc *scrape.Service, days *sim.Days) *lazyPro
 	lp := &lazyProvider{name: cfg.MapProvider}
 	lp.get = sync.OnceValues(func() (provider.Provider, error) {
 		if cfg.MapProvider == "google" {
-			return google.New(cfg.GooglePlacesKey, google.Options{})
+			// Lookups (a veille's churn check) carry no request: they ask in
+			// French for France, as most scrapes do, so that names and
+			// addresses compare with the scrape's (docs/veille.md).
+			return google.New(cfg.GooglePlacesKey, google.Options{PlaceLanguage: "fr", PlaceCountry: "FRA"})
 		}
 		g, err := sc.Gazetteer()
 		if err != nil {
@@ -52,6 +55,14 @@ func (p *lazyProvider) Search(ctx context.Context, r provider.Request) (provider
 		return provider.Page{}, fmt.Errorf("map provider %s: %w", p.name, err)
 	}
 	return pr.Search(ctx, r)
+}
+
+func (p *lazyProvider) Place(ctx context.Context, placeID string) (provider.Place, error) {
+	pr, err := p.get()
+	if err != nil {
+		return provider.Place{}, fmt.Errorf("map provider %s: %w", p.name, err)
+	}
+	return pr.Place(ctx, placeID)
 }
 
 func (p *lazyProvider) Reviews(ctx context.Context, placeID string, max int) ([]provider.Review, error) {

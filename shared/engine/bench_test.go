@@ -31,6 +31,9 @@ func (p *latencyProvider) Limits() provider.Limits { return provider.Limits{Page
 func (p *latencyProvider) Reviews(context.Context, string, int) ([]provider.Review, error) {
 	return nil, nil
 }
+func (p *latencyProvider) Place(_ context.Context, id string) (provider.Place, error) {
+	return provider.Place{}, fmt.Errorf("%w: %s", provider.ErrNotFound, id)
+}
 
 func (p *latencyProvider) Search(ctx context.Context, r provider.Request) (provider.Page, error) {
 	start := time.Now()

@@ -358,6 +358,25 @@ type world struct {
 func (w *world) Name() string            { return "test" }
 func (w *world) Limits() provider.Limits { return w.limits }
 
+// Place returns a place of the world by its id, as searches list it
+// (whether or not one did), after the latency; an id of no place is
+// ErrNotFound. The test world neither drifts nor closes places.
+func (w *world) Place(ctx context.Context, placeID string) (provider.Place, error) {
+	if w.latency > 0 {
+		if err := sleep(ctx, w.latency); err != nil {
+			return provider.Place{}, err
+		}
+	}
+	for _, ps := range w.places {
+		for _, p := range ps {
+			if p.ID == placeID {
+				return p, nil
+			}
+		}
+	}
+	return provider.Place{}, fmt.Errorf("%w: %s", provider.ErrNotFound, placeID)
+}
+
 // Reviews returns the latest reviews of a place a search returned
 // (worldReviews), failing like Search with the review* knobs, per place.
 func (w *world) Reviews(ctx context.Context, placeID string, max int) ([]provider.Review, error) {

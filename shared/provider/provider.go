@@ -1,5 +1,6 @@
 // Package provider is the map provider port: searching a query inside a
-// rectangle of the map, page by page, and reading a place's latest reviews.
+// rectangle of the map, page by page, looking one place up by its id, and
+// reading a place's latest reviews.
 // Adapters: provider/sim (a simulated world, the labelled default for
 // offline runs) and provider/google (Places API (New) Text Search).
 package provider
@@ -91,6 +92,19 @@ type Provider interface {
 	// Search returns one page of the search. Errors wrapping ErrTransient
 	// may succeed when retried; others will not.
 	Search(ctx context.Context, r Request) (Page, error)
+	// Place returns the place's current listing, with the same fields as
+	// a search lists it (MapsURL included): a scheduled replay (veille)
+	// checks a place its search no longer lists before reporting it
+	// removed, since searches churn while the place stays open.
+	//
+	// Each call is one billable provider request (a Place Details call
+	// for Google), whatever its outcome: callers look up only the places
+	// they must.
+	//
+	// Errors: ErrNotFound for an id the provider does not know, ErrClosed
+	// for a place that exists but is permanently closed, an error wrapping
+	// ErrTransient for a failure worth retrying; others will not pass.
+	Place(ctx context.Context, placeID string) (Place, error)
 	// Reviews returns up to max of the place's latest reviews, newest
 	// first.
 	Reviews(ctx context.Context, placeID string, max int) ([]Review, error)
@@ -102,3 +116,8 @@ var ErrTransient = errors.New("provider: transient failure")
 
 // ErrNotFound reports a place id the provider does not know.
 var ErrNotFound = errors.New("provider: no such place")
+
+// ErrClosed reports a place the provider knows but lists as permanently
+// closed: unlike ErrNotFound, the place existed, and a veille may report
+// it as closed rather than unknown.
+var ErrClosed = errors.New("provider: place closed")

@@ -8,13 +8,19 @@
 // the fields provider.Place fills and nothing more (SearchFieldMask); the
 // mask decides the request's SKU (docs/google-places.md).
 //
+// Place is one Place Details request (GET /v1/places/{id}) with
+// PlaceFieldMask: the search result's fields and businessStatus, mapped by
+// the same code as search results; a permanently closed place fails with
+// provider.ErrClosed.
+//
 // Reviews is one Place Details request (GET /v1/places/{id}) with the field
 // mask "reviews": the API returns at most 5 reviews of a place.
 //
-// Cost: one request per page and nothing else. A page with fewer than 20
-// places, or without a token, is the search's last: its NextPageToken is
-// "", so the caller never pays for an empty next page. Text Search lists at
-// most 60 places over 3 pages (Limits().Cap).
+// Cost: one request per search page and nothing else, and one per Place
+// or Reviews call. A page with fewer than 20 places, or without a token,
+// is the search's last: its NextPageToken is "", so the caller never pays
+// for an empty next page. Text Search lists at most 60 places over 3 pages
+// (Limits().Cap).
 //
 // Failures: 429, 408 and 5xx answers and network timeouts are retried with
 // exponential backoff and jitter (Retry-After honoured), up to MaxRetries
@@ -27,6 +33,7 @@ package google
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/prospectdata/svc/shared/upstream"
 	"net/http"
 	"net/url"
@@ -96,6 +103,14 @@ type Options struct {
 	// Now is the clock of Retry-After dates and context deadlines;
 	// time.Now when nil.
 	Now func() time.Time
+	// PlaceLanguage and PlaceCountry are the languageCode and the region
+	// (an ISO 3166-1 alpha-3 code, as provider.Request.Country) that Place
+	// sends. A lookup has no Request to carry them, yet they decide the
+	// language of the name and category and the address's format, which
+	// should match the searches' whose places it checks. Empty sends none,
+	// as a search without language or country does.
+	PlaceLanguage string
+	PlaceCountry  string
 }
 
 // Client is the Places API (New) provider. It is safe for concurrent use.
@@ -107,6 +122,8 @@ type Client struct {
 	base, max  time.Duration
 	sleep      func(context.Context, time.Duration) error
 	now        func() time.Time
+	// language and region are Place's languageCode and regionCode.
+	language, region string
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -121,6 +138,10 @@ func New(key string, opt Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	region, err := regionCode(opt.PlaceCountry)
+	if err != nil {
+		return nil, fmt.Errorf("google places: PlaceCountry: %w", err)
+	}
 	c := &Client{
 		key:        key,
 		baseURL:    base,
@@ -129,6 +150,8 @@ func New(key string, opt Options) (*Client, error) {
 		max:        opt.BackoffMax,
 		sleep:      opt.Sleep,
 		now:        opt.Now,
+		language:   strings.TrimSpace(opt.PlaceLanguage),
+		region:     region,
 	}
 	if opt.HTTPClient != nil {
 		hc := *opt.HTTPClient

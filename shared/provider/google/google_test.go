@@ -42,6 +42,7 @@ type reply struct {
 // request is what the fake API received.
 type request struct {
 	method, path string
+	query        string // the raw query string
 	header       http.Header
 	body         []byte
 }
@@ -72,7 +73,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	n := len(f.reqs)
-	f.reqs = append(f.reqs, request{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: body})
+	f.reqs = append(f.reqs, request{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, header: r.Header.Clone(), body: body})
 	f.mu.Unlock()
 	f.hit <- struct{}{}
 	var rep reply

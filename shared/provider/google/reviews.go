@@ -2,12 +2,10 @@ package google
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/prospectdata/svc/shared/provider"
@@ -35,15 +33,14 @@ func (c *Client) Reviews(ctx context.Context, placeID string, max int) ([]provid
 	if max <= 0 {
 		return nil, nil
 	}
-	id := strings.TrimPrefix(strings.TrimSpace(placeID), "places/")
-	if id == "" {
-		return nil, fmt.Errorf("google places: reviews of an empty place id: %w", provider.ErrNotFound)
+	id, err := placeName(placeID)
+	if err != nil {
+		return nil, fmt.Errorf("google places: reviews: %w", err)
 	}
 	var out detailsResponse
-	err := c.call(ctx, http.MethodGet, "/v1/places/"+url.PathEscape(id), ReviewsFieldMask, nil, &out)
+	err = c.call(ctx, http.MethodGet, "/v1/places/"+url.PathEscape(id), ReviewsFieldMask, nil, &out)
 	if err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound {
+		if notFound(err) {
 			return nil, fmt.Errorf("google places: reviews of %q: %w (%w)", id, provider.ErrNotFound, err)
 		}
 		return nil, err

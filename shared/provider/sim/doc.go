@@ -83,6 +83,15 @@
 // Options.TransientRate (1% by default). Truth lists every place of the
 // category inside a rectangle, uncapped, for recall benchmarks.
 //
+// # Looking a place up
+//
+// Place regenerates a place from its id alone and lists it as Search
+// would that day (same latency and failure draw): a place closed that day
+// fails with provider.ErrClosed, one not open yet or an id the world did
+// not issue with provider.ErrNotFound. Only a place of a query the
+// category table lacks differs: its Category, the query's own words in
+// searches, is empty, since ids do not carry the query.
+//
 // # The fixture web
 //
 // Web returns an http.RoundTripper serving every place's website from

@@ -14,9 +14,9 @@ import (
 // "fra-d69381-boulangerie-0-17-k3x9aq": country, settlement code (kind
 // letter first), category key, epoch, index and a 30-bit check keyed by
 // the world's seed. The token holds all it takes to regenerate the place,
-// so Reviews and the fixture web need no table of issued ids and agree
-// between processes; it is lower-case letters, digits and hyphens, so it
-// is also the host label of the place's website.
+// so Place, Reviews and the fixture web need no table of issued ids and
+// agree between processes; it is lower-case letters, digits and hyphens,
+// so it is also the host label of the place's website.
 const idPrefix = "sim:"
 
 // lowerBase32 spells the check digits.

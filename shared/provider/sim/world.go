@@ -22,8 +22,8 @@ const (
 	DefaultCachePlaces = 1 << 19
 )
 
-// Errors of the simulated provider besides provider.ErrTransient and
-// provider.ErrNotFound. Neither is worth retrying.
+// Errors of the simulated provider besides provider.ErrTransient,
+// provider.ErrNotFound and provider.ErrClosed. Neither is worth retrying.
 var (
 	// ErrBadRequest: an empty query or an invalid rectangle.
 	ErrBadRequest = errors.New("sim: bad request")
@@ -36,11 +36,11 @@ type Options struct {
 	// Seed selects the world: the same seed (and gazetteer) gives the same
 	// world in every process.
 	Seed uint64
-	// Latency is slept before each Search and Reviews call (the app sets
-	// it from SVC_SIM_LATENCY_MS); 0 means none.
+	// Latency is slept before each Search, Place and Reviews call (the
+	// app sets it from SVC_SIM_LATENCY_MS); 0 means none.
 	Latency time.Duration
-	// TransientRate is the share of Search and Reviews calls that fail
-	// with an error wrapping provider.ErrTransient: 0 means
+	// TransientRate is the share of Search, Place and Reviews calls that
+	// fail with an error wrapping provider.ErrTransient: 0 means
 	// DefaultTransientRate, a negative value means no failures.
 	TransientRate float64
 	// Day returns the world's current day (days since Epoch); the app
