@@ -8,7 +8,7 @@ EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
 ASL       := $(NODE_DIR)/node_modules/.bin/asl-validator
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
-FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-*))
+FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-* functions/veille-*))
 # The invitation code accepted by a local `make run` unless one is given.
 SVC_INVITATION_CODES ?= bienvenue
 export SVC_INVITATION_CODES

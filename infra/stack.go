@@ -337,6 +337,9 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	if w.StateMachine != "" {
 		from = append(from, "the tasks of state machine "+w.StateMachine)
 	}
+	if w.Every > 0 {
+		from = append(from, fmt.Sprintf("a scheduled rule every %d min", int(w.Every/time.Minute)))
+	}
 	fn := s.addFunction(fnSpec{
 		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
@@ -347,6 +350,18 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 			BatchSize:               jsii.Number(1),
 			ReportBatchItemFailures: jsii.Bool(true),
 		}))
+	}
+	if w.Every > 0 {
+		minutes := int(w.Every / time.Minute)
+		awsevents.NewRule(s.Stack, jsii.String(pascal(w.Name)+"Rule"), &awsevents.RuleProps{
+			Description: jsii.String(fmt.Sprintf("Invokes %s every %d min (shared/app.Workers)", w.Name, minutes)),
+			Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(minutes))),
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, &awseventstargets.LambdaFunctionProps{
+				// A tick that fails is not retried: the next one, a
+				// minute later, does the same work.
+				RetryAttempts: jsii.Number(0),
+			})},
+		})
 	}
 	if w.Stream != "" {
 		props := &awslambdaeventsources.DynamoEventSourceProps{

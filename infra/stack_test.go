@@ -185,7 +185,11 @@ func TestStack(t *testing.T) {
 	s, tmpl, tj := synth(t, map[string]any{ctxSESIdentityARN: sesARN})
 	groups, schemas, queues, workers := api.Groups(), app.Schemas(), app.Queues(), app.Workers()
 	sources := 0 // event source mappings: a worker's queue and its stream
+	scheduled := 0
 	for _, w := range workers {
+		if w.Every > 0 {
+			scheduled++
+		}
 		if w.Queue != "" {
 			sources++
 		}
@@ -225,7 +229,7 @@ func TestStack(t *testing.T) {
 			{"AWS::ApiGatewayV2::Stage", 1},
 			{"AWS::ApiGatewayV2::Integration", len(groups)},
 			{"AWS::ApiGatewayV2::Route", routes},
-			{"AWS::Lambda::Permission", len(groups)},
+			{"AWS::Lambda::Permission", len(groups) + scheduled}, // API Gateway's, and EventBridge's for scheduled workers
 			{"AWS::Logs::LogGroup", len(groups) + len(workers)},
 			{"AWS::IAM::Role", len(groups) + len(workers) + 1}, // + the state machine's
 			{"AWS::IAM::Policy", len(groups) + len(workers) + 1},
@@ -845,6 +849,30 @@ func TestWorkers(t *testing.T) {
 				default:
 					t.Errorf("unexpected event source %v", p)
 				}
+			}
+			// A scheduled worker: one rule at its rate targets it, and
+			// EventBridge may invoke it.
+			rules := 0
+			for _, rule := range ofType(tj, "AWS::Events::Rule") {
+				p := props(rule)
+				for _, target := range p["Targets"].([]any) {
+					if slices.Contains(refs(target.(map[string]any)["Arn"]), fnLogical) {
+						rules++
+						if want := fmt.Sprintf("rate(%d minute", int(w.Every/time.Minute)); !strings.HasPrefix(fmt.Sprint(p["ScheduleExpression"]), want) {
+							t.Errorf("rule %v, want %s", p["ScheduleExpression"], want)
+						}
+					}
+				}
+			}
+			invokable := false
+			for _, perm := range ofType(tj, "AWS::Lambda::Permission") {
+				p := props(perm)
+				if slices.Contains(refs(p["FunctionName"]), fnLogical) && p["Principal"] == "events.amazonaws.com" {
+					invokable = true
+				}
+			}
+			if (rules == 1) != (w.Every > 0) || invokable != (w.Every > 0) {
+				t.Errorf("%s: %d rules, EventBridge may invoke %v, every %v", w.Name, rules, invokable, w.Every)
 			}
 			if fromQueue != (w.Queue != "") || fromStream != (w.Stream != "") {
 				t.Errorf("%s: event source from queue %v (want %q), from stream %v (want %q)", w.Name, fromQueue, w.Queue, fromStream, w.Stream)

@@ -53,7 +53,7 @@ func Groups() []Group {
 			// Scrape jobs, estimates and their reference data. It loads the
 			// gazetteer at init (onaws), which no other group pays.
 			Name:        "api-jobs",
-			Prefixes:    []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets", "/api/pipelines"},
+			Prefixes:    []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets", "/api/pipelines", "/api/veille"},
 			Tables:      []string{"accounts", "limits", "jobs", "events"},
 			SendsTo:     []string{"tasks"},
 			Files:       true,

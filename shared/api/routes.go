@@ -48,6 +48,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.phonePlanRoute())
 	rs = append(rs, s.pipelineRoutes()...)
 	rs = append(rs, s.pipelineRunRoutes()...)
+	rs = append(rs, s.veilleRoutes()...)
 	rs = append(rs, s.brandAssetRoute())
 	rs = append(rs, s.eventRoutes(s.d.Events)...)
 	rs = append(rs, s.webhookRoutes()...)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/pipelines"
+	"github.com/prospectdata/svc/shared/veille"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -50,6 +51,7 @@ type Deps struct {
 	Files blob.Store
 	// Pipelines creates, checks and reads pipelines.
 	Pipelines *pipelines.Service
+	Veille    *veille.Service
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
 	// Delivery says whether delivery checks can run (seed mailboxes);

@@ -34,6 +34,7 @@ import (
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/veille"
 	"github.com/prospectdata/svc/shared/viewport"
 	"github.com/prospectdata/svc/shared/webhooks"
 )
@@ -86,7 +87,9 @@ type App struct {
 	Webhooks *webhooks.Service
 	// Pipelines creates pipelines and runs their steps.
 	Pipelines *pipelines.Service
-	Server    *api.Server
+	// Veille replays scrapes and pipelines on schedule and diffs them.
+	Veille *veille.Service
+	Server *api.Server
 
 	queue queue.Queue
 	db    store.DB
@@ -182,6 +185,9 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Checker:  pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
 	acc.AddHolder(js)
 	acc.AddHolder(ps)
+	vs := veille.New(veille.Deps{DB: ad.DB, Files: ad.Files, Jobs: js, Pipelines: ps, Accounts: acc, Events: evs,
+		Ledger: ledger, Provider: prov, Now: ad.Now, Log: ad.Log})
+	acc.AddHolder(vs)
 	wh := webhooks.New(webhooks.Deps{
 		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
@@ -190,11 +196,11 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
-		Pipelines: ps,
-		BaseURL:   cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		Pipelines: ps, Veille: vs,
+		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
-		Pipelines: ps, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
+		Pipelines: ps, Veille: vs, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
 }
 
 // lateJobs reads a job service built after the engine that needs it.
@@ -203,6 +209,10 @@ type lateJobs struct{ js **jobs.Service }
 func (l lateJobs) OpenOutput(ctx context.Context, uid int64, id string) (*jobs.Job, io.ReadCloser, error) {
 	return (*l.js).OpenOutput(ctx, uid, id)
 }
+
+// LocalVeilleTick is the local runtime's veille tick: a forced run (the
+// admin route) starts within it.
+const LocalVeilleTick = 10 * time.Second
 
 // Work runs the local runtime's workers until ctx ends: the engine's
 // consumers of the tasks queue and the Schedules, each sent once at start
@@ -234,6 +244,21 @@ func (a *App) Work(ctx context.Context) error {
 	if feed, ok := a.db.(store.Feed); ok {
 		wg.Go(func() { a.Webhooks.Run(ctx, feed) })
 	}
+	// The veille tick: on AWS an EventBridge rule invokes veille-tick.
+	wg.Go(func() {
+		t := time.NewTicker(LocalVeilleTick)
+		defer t.Stop()
+		for {
+			if _, err := a.Veille.Tick(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("veille tick", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
 	return a.Engine.Run(ctx)
 }
 

@@ -82,6 +82,9 @@ type Worker struct {
 	// machine (statemachines/), which invokes it with each task's
 	// payload.
 	StateMachine string
+	// Every: an EventBridge scheduled rule invokes the worker at this
+	// rate (whole minutes); locally the same function runs on a ticker.
+	Every time.Duration
 }
 
 // Schedule is a message sent to a queue at a fixed rate: on AWS an
@@ -130,6 +133,12 @@ func Workers() []Worker {
 		// CSV (10,000 rows at most) and creates the next jobs.
 		Name: "pipeline-step", StateMachine: "pipeline", Tables: []string{"accounts", "jobs", "events"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 512, TimeoutS: 60,
+	}, {
+		// Veilles: the tick starts the due replays (scrapes, pipelines'
+		// roots) and computes the ended ones: a diff of up to a million
+		// rows each way and the churn check's provider lookups.
+		Name: "veille-tick", Every: time.Minute, Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into
 		// deliveries, the deliveries queue posts them (10 s each at most).

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/prospectdata/svc/shared/provider"
 )
 
 // Output columns: the fixed ones, then the identifiers, then the extra
@@ -103,4 +105,24 @@ func aggregatorSite(website string) bool {
 		return true
 	}
 	return aggregatorBrands[name]
+}
+
+// PlaceCells are a place's cells in the provider's columns of a scrape's
+// output (nom, site_web, telephone, adresse, rating, reviews_count,
+// category, lien_maps, place_id), formatted as a scrape writes them: a
+// veille's churn check rebuilds the row of a place it looked up again.
+func PlaceCells(p provider.Place) map[string]string {
+	r := Row{PlaceID: p.ID, Name: p.Name, Website: p.Website, Phone: p.Phone, Address: p.Address,
+		Rating: p.Rating, Reviews: p.ReviewCount, Category: p.Category, MapsURL: p.MapsURL}
+	cols := columns(nil, false)
+	vals := cells(&r, false, nil, false)
+	out := make(map[string]string, len(cols))
+	for i, c := range cols {
+		switch c {
+		case "aggregator_flag", "query", "zone":
+			continue // the run's, not the place's
+		}
+		out[c] = vals[i]
+	}
+	return out
 }

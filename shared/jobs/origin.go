@@ -23,3 +23,14 @@ func originOf(ctx context.Context) (Origin, bool) {
 	o, ok := ctx.Value(originKey{}).(Origin)
 	return o, ok && o.PipelineID != ""
 }
+
+type scheduledKey struct{}
+
+// WithScheduled marks the jobs created with ctx as a veille's scheduled
+// replay (Replay, a pipeline's replay), which skips the creation quota:
+// the veille was admitted when created.
+func WithScheduled(ctx context.Context) context.Context {
+	return context.WithValue(ctx, scheduledKey{}, true)
+}
+
+func scheduled(ctx context.Context) bool { v, _ := ctx.Value(scheduledKey{}).(bool); return v }

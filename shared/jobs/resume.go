@@ -113,6 +113,17 @@ func (s *Service) rootProgress(ctx context.Context, id string) (done, open map[i
 	return done, open, nil
 }
 
+// Replay creates a scrape with the settings of src, one of the user's
+// scrapes (a veille's scheduled run): admitted like a creation except for
+// the creation quota (the veille was admitted when created); it takes a
+// slot of the 5 concurrent jobs and is charged its EF like any job.
+func (s *Service) Replay(ctx context.Context, u *accounts.User, src *Job) (*Job, error) {
+	if src.JobType != TypeScrap {
+		return nil, apperr.New(apperr.Invalid, "Seul un scrape se rejoue.", "Only a scrape can be replayed.")
+	}
+	return s.Create(WithScheduled(ctx), u, requestOf(src))
+}
+
 // requestOf is the scrape request a job was created with.
 func requestOf(j *Job) scrape.Request {
 	fp := j.ExcludeForeignPhones

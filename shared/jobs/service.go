@@ -99,7 +99,7 @@ func (s *Service) admit(ctx context.Context, u *accounts.User) error {
 		return apperr.New(apperr.Forbidden, "Vérifie ton adresse email avant de lancer un job.",
 			"Verify your email address before creating jobs.")
 	}
-	if o, ok := originOf(ctx); ok && o.Successor {
+	if o, ok := originOf(ctx); (ok && o.Successor) || scheduled(ctx) {
 		return nil
 	}
 	subject := accounts.UserPK(u.ID)

@@ -162,6 +162,21 @@ func (s *Service) abort(ctx context.Context, uid int64, id string, roots []strin
 	s.signal(ctx, id)
 }
 
+// Replay creates a new run of one of the user's pipelines, with its
+// definition, name and priority (a veille's scheduled run): every check of
+// a creation but the creation quota (jobs.WithScheduled).
+func (s *Service) Replay(ctx context.Context, u *accounts.User, id string) (*Created, error) {
+	p, err := s.get(ctx, u.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	def, err := json.Marshal(p.Definition)
+	if err != nil {
+		return nil, err
+	}
+	return s.Create(jobs.WithScheduled(ctx), u, CreateRequest{Name: p.Name, Definition: def, LowPriority: p.LowPriority})
+}
+
 func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, n Node) (*jobs.Job, error) {
 	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority})
 	switch n.Type {

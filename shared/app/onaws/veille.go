@@ -1,0 +1,49 @@
+package onaws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/prospectdata/svc/shared/api"
+	"github.com/prospectdata/svc/shared/veille"
+)
+
+// TickHandler is the Lambda handler of the veille-tick function, invoked
+// by its EventBridge scheduled rule.
+type TickHandler func(context.Context, events.CloudWatchEvent) (veille.TickResult, error)
+
+// VeilleTickHandler builds the handler of the veille-tick Lambda from the
+// environment: each invocation is one veille.Service.Tick, the same
+// function the local runtime's ticker calls. Overlapping invocations
+// start each due replay once (the tick's conditional writes).
+func VeilleTickHandler(ctx context.Context, getenv func(string) string, opts ...Option) (TickHandler, error) {
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", "veille-tick"), opts, api.OnlyGroup("api-jobs"))
+	if err != nil {
+		return nil, err
+	}
+	if a.Engine == nil {
+		return nil, errors.New("veille-tick without its queues or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
+	}
+	if err := a.Scrape.Warm(); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, _ events.CloudWatchEvent) (veille.TickResult, error) {
+		return a.Veille.Tick(ctx)
+	}, nil
+}
+
+// VeilleTickMain is the whole main of the veille-tick Lambda.
+func VeilleTickMain() {
+	h, err := VeilleTickHandler(context.Background(), os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "veille-tick:", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}

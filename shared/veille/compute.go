@@ -1,0 +1,367 @@
+package veille
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/prospectdata/svc/shared/engine"
+	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/rowdiff"
+	"github.com/prospectdata/svc/shared/store"
+)
+
+// Samples are a run's capped previews of its buckets.
+type Samples = rowdiff.SampleSet
+
+// The churn check (docs/veille.md): the provider's searches do not list
+// the same places from one run to the next, so a place of the previous run
+// that the replay did not find is looked up again by its place id before it
+// counts as removed.
+const (
+	// MaxLookups bounds one run's lookups (and their cost); past it the
+	// remaining candidates count as removed unverified.
+	MaxLookups = 10_000
+	// lookupWorkers is how many lookups run at once.
+	lookupWorkers = 8
+	// SampleCap is each bucket's preview size in a run's samples.
+	SampleCap = 20
+)
+
+// candidate is a place of the previous run the replay did not list.
+type candidate struct {
+	change rowdiff.Change
+	id     string // its place id
+	// after the lookup: the fresh row when the place is still open.
+	fresh  rowdiff.Row
+	open   bool
+	failed bool
+}
+
+// compute diffs a run's replay with the previous run, checks the churn,
+// writes the run's rows and signals, and closes the run.
+func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
+	prev, _, err := s.d.Files.Open(ctx, outputKey(r.ID, r.LastRunID))
+	if err != nil {
+		return fmt.Errorf("previous rows of veille %d: %w", r.ID, err)
+	}
+	defer prev.Close()
+	_, cur, err := s.d.Jobs.OpenOutput(ctx, r.UserID, d.JobID)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+
+	samples := rowdiff.NewSamples(SampleCap)
+	var signals []rowdiff.Signal
+	var cands []*candidate
+	unverified := 0
+	counts, err := rowdiff.Diff(ctx, prev, cur, rowdiff.Options{TempDir: s.d.TempDir}, func(c rowdiff.Change) error {
+		switch c.Kind {
+		case rowdiff.KindRemoved:
+			if id := c.Before.Value("place_id"); id != "" && len(cands) < MaxLookups {
+				cands = append(cands, &candidate{change: c, id: id})
+				return nil
+			}
+			if c.Before.Value("place_id") != "" {
+				unverified++
+			}
+		case rowdiff.KindModified:
+			if sg, ok := rowdiff.SignalOf(c.Before, c.After); ok {
+				signals = append(signals, sg)
+			}
+		}
+		return samples.Add(c)
+	})
+	if err != nil {
+		return fmt.Errorf("diff of veille %d run %d: %w", r.ID, d.ID, err)
+	}
+	if unverified > 0 {
+		s.d.Log.WarnContext(ctx, "veille: removed places past the lookup cap counted unverified",
+			"veille", r.ID, "run", d.ID, "unverified", unverified)
+	}
+
+	// The lookups are billed before they are made; an account without the
+	// EF left keeps its removals unverified.
+	looked := s.lookup(ctx, r, cands)
+	var rejoined []*candidate
+	for _, c := range cands {
+		switch {
+		case c.open:
+			counts.Removed--
+			counts.Total++
+			rejoined = append(rejoined, c)
+			after := c.fresh
+			ch := rowdiff.Change{Kind: rowdiff.KindUnchanged, Key: c.change.Key, Before: c.change.Before, After: after}
+			if changed := rowdiff.ChangedFields(c.change.Before, after); len(changed) > 0 {
+				ch.Kind, ch.ChangedFields = rowdiff.KindModified, changed
+				counts.Modified++
+				if sg, ok := rowdiff.SignalOf(ch.Before, ch.After); ok {
+					signals = append(signals, sg)
+				}
+				if err := samples.Add(ch); err != nil {
+					return err
+				}
+			} else {
+				counts.Unchanged++
+			}
+		case c.failed:
+			// Not known to be gone: it stays, as it was.
+			counts.Removed--
+			counts.Total++
+			counts.Unchanged++
+			c.fresh = c.change.Before
+			rejoined = append(rejoined, c)
+		default:
+			if err := samples.Add(c.change); err != nil {
+				return err
+			}
+		}
+	}
+
+	total, err := s.writeRows(ctx, r, d, rejoined)
+	if err != nil {
+		return err
+	}
+	rowdiff.SortSignals(signals)
+	if err := s.writeSignals(ctx, r.ID, d.ID, signals); err != nil {
+		return err
+	}
+
+	prevJob := ""
+	if r.LastRunJobID != nil {
+		prevJob = *r.LastRunJobID
+	}
+	now := s.d.Now().UTC()
+	d.State, d.ComputedAt = RunComputed, iso(now)
+	d.PrevJobID = &prevJob
+	d.TotalCount, d.PrevTotalCount = total, counts.PrevTotal
+	d.NewCount, d.RemovedCount, d.ModifiedCount, d.UnchangedCount = counts.New, counts.Removed, counts.Modified, counts.Unchanged
+	set := samples.Result()
+	d.Samples = &set
+	d.Lookups, d.Rejoined, d.Signals = looked, len(rejoined), len(signals)
+	it, err := d.item()
+	if err != nil {
+		return err
+	}
+	for try := 0; ; try++ {
+		r, err = s.get(ctx, 0, r.ID, true)
+		if err != nil {
+			return err
+		}
+		r.LastRunID, r.LastRunAt, r.LastRunJobID = d.ID, &d.ComputedAt, &d.JobID
+		r.RunCount++
+		if r.PendingRunID == d.ID {
+			r.PendingRunID = 0
+		}
+		// The run and the veille together: a run is computed once.
+		err = s.put(ctx, r, store.PutOp(jobs.Table, it, store.Eq("state", RunPending)))
+		if errors.Is(err, errConflict) && try < 10 {
+			if cur, gerr := s.getRun(ctx, r.ID, d.ID); gerr == nil && cur.State != RunPending {
+				return nil // another tick finished it
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	s.completed(ctx, r, d)
+	return nil
+}
+
+// lookup looks the candidates up through the provider, billing them
+// first (pricing.EFPerLookup each); it returns how many it made.
+func (s *Service) lookup(ctx context.Context, r *record, cands []*candidate) int {
+	if len(cands) == 0 || s.d.Provider == nil {
+		return 0
+	}
+	if s.d.Ledger != nil {
+		charge, fits := s.d.Ledger.ChargeOp(r.UserID, float64(len(cands))*EFPerLookup)
+		if !fits {
+			s.d.Log.WarnContext(ctx, "veille: no EF left for the churn check", "veille", r.ID, "lookups", len(cands))
+			return 0
+		}
+		if err := s.d.DB.Transact(ctx, charge); err != nil {
+			s.d.Log.WarnContext(ctx, "veille: churn check not billed, not made", "veille", r.ID, "err", err)
+			return 0
+		}
+	}
+	work := make(chan *candidate)
+	var wg sync.WaitGroup
+	for range min(lookupWorkers, len(cands)) {
+		wg.Go(func() {
+			for c := range work {
+				p, err := s.d.Provider.Place(ctx, c.id)
+				switch {
+				case err == nil:
+					c.open, c.fresh = true, freshRow(c.change.Before, p)
+				case errors.Is(err, provider.ErrClosed) || errors.Is(err, provider.ErrNotFound):
+				default:
+					c.failed = true
+					s.d.Log.WarnContext(ctx, "veille: lookup failed; the place is kept", "veille", r.ID, "place", c.id, "err", err)
+				}
+			}
+		})
+	}
+	for _, c := range cands {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+	return len(cands)
+}
+
+// EFPerLookup is the price of one lookup of the churn check: one provider
+// request, like a search (docs/pricing.md).
+const EFPerLookup = 1.0
+
+// freshRow is the previous row of a place with its provider columns as the
+// lookup gives them now. The place id stays the one looked up (the
+// provider may answer with a newer id of the same place), and a category
+// the lookup does not give (the sim world's, for a query outside its
+// categories) stays the previous one.
+func freshRow(before rowdiff.Row, p provider.Place) rowdiff.Row {
+	now := engine.PlaceCells(p)
+	header := before.Header()
+	cells := make([]string, len(header))
+	for i, h := range header {
+		v, ok := now[h]
+		switch {
+		case h == "place_id", !ok, h == "category" && v == "":
+			cells[i] = before.Get(h)
+		default:
+			cells[i] = export.Neutralise(v)
+		}
+	}
+	return rowdiff.NewRow(header, cells)
+}
+
+// writeRows stores the run's rows: the replay's output, then the places
+// the churn check found still open (in the replay's columns). They are the
+// previous side of the next run's diff.
+func (s *Service) writeRows(ctx context.Context, r *record, d *runDoc, rejoined []*candidate) (int, error) {
+	_, cur, err := s.d.Jobs.OpenOutput(ctx, r.UserID, d.JobID)
+	if err != nil {
+		return 0, err
+	}
+	defer cur.Close()
+	rd, err := export.ReadCSV(cur)
+	if err != nil {
+		return 0, err
+	}
+	header := rd.Header()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.d.Files.Put(ctx, outputKey(r.ID, d.ID), pr, "text/csv; charset=utf-8")
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	n, werr := func() (int, error) {
+		w, err := export.NewCSV(pw, header)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		row := make([]string, len(header))
+		for {
+			cells, err := rd.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return n, err
+			}
+			for i := range row {
+				row[i] = ""
+				if i < len(cells) {
+					row[i] = export.Restore(cells[i])
+				}
+			}
+			if err := w.Write(row); err != nil {
+				return n, err
+			}
+			n++
+		}
+		for _, c := range rejoined {
+			for i, h := range header {
+				row[i] = c.fresh.Value(h)
+			}
+			if err := w.Write(row); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, w.Flush()
+	}()
+	pw.CloseWithError(werr)
+	if perr := <-done; perr != nil && werr == nil {
+		werr = perr
+	}
+	if werr != nil {
+		return 0, fmt.Errorf("rows of veille %d run %d: %w", r.ID, d.ID, werr)
+	}
+	return n, nil
+}
+
+// SignalList is the body of the signals route.
+type SignalList struct {
+	Items []rowdiff.Signal `json:"items"`
+	Total int              `json:"total"`
+}
+
+func (s *Service) writeSignals(ctx context.Context, vid, rid int64, signals []rowdiff.Signal) error {
+	if signals == nil {
+		signals = []rowdiff.Signal{}
+	}
+	b, err := json.Marshal(signals)
+	if err != nil {
+		return err
+	}
+	if _, err := s.d.Files.Put(ctx, signalsKey(vid, rid), strings.NewReader(string(b)), "application/json"); err != nil {
+		return fmt.Errorf("signals of veille %d run %d: %w", vid, rid, err)
+	}
+	return nil
+}
+
+// Signals are a computed run's reputation signals, by score descending (a
+// baseline has none).
+func (s *Service) Signals(ctx context.Context, uid, id, rid int64) (*SignalList, error) {
+	d, err := s.run(ctx, uid, id, rid)
+	if err != nil {
+		return nil, err
+	}
+	out := &SignalList{Items: []rowdiff.Signal{}}
+	if d.IsBaseline {
+		return out, nil
+	}
+	rc, _, err := s.d.Files.Open(ctx, signalsKey(id, rid))
+	if err != nil {
+		return nil, fmt.Errorf("signals of veille %d run %d: %w", id, rid, err)
+	}
+	defer rc.Close()
+	if err := json.NewDecoder(rc).Decode(&out.Items); err != nil {
+		return nil, fmt.Errorf("signals of veille %d run %d: %w", id, rid, err)
+	}
+	out.Total = len(out.Items)
+	return out, nil
+}
+
+// WriteSignals writes signals in a download format.
+func WriteSignals(w io.Writer, f export.Format, signals []rowdiff.Signal) error {
+	switch f {
+	case export.JSON:
+		return rowdiff.WriteSignalsJSON(w, signals)
+	case export.XLSX:
+		return rowdiff.WriteSignalsXLSX(w, signals)
+	}
+	return rowdiff.WriteSignalsCSV(w, signals)
+}
