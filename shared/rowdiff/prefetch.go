@@ -26,6 +26,7 @@ type prefetchSource struct {
 	n     int   // records in the batch
 	err   error // the source's error, returned once the batch is handed out
 	sink  uint64
+	tmp   record // a field, not a local: given to an interface, a local would be allocated each time
 }
 
 type aheadRecord struct {
@@ -65,8 +66,8 @@ func (p *prefetchSource) next(rec *record) error {
 func (p *prefetchSource) fill() {
 	p.head, p.n = 0, 0
 	for p.n < batchSize {
-		var rec record
-		if err := p.src.next(&rec); err != nil {
+		rec := &p.tmp
+		if err := p.src.next(rec); err != nil {
 			p.err = err
 			break
 		}
