@@ -9,9 +9,11 @@ VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
 ASL       := $(NODE_DIR)/node_modules/.bin/asl-validator
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
 FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-* functions/veille-*))
-# The invitation code accepted by a local `make run` unless one is given.
+# The invitation code accepted by a local `make run` unless one is given,
+# and the local admin's email (the server listens on 127.0.0.1 only).
 SVC_INVITATION_CODES ?= bienvenue
-export SVC_INVITATION_CODES
+SVC_ADMIN_EMAILS ?= admin@example.org
+export SVC_INVITATION_CODES SVC_ADMIN_EMAILS
 
 .PHONY: run test chromium vet unit infra-test openapi-check asl-check bench build synth emulators-up emulators-down clean gazetteer
 
