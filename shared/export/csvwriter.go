@@ -134,9 +134,10 @@ func needsQuotes(cell string) bool {
 	return strings.ContainsAny(cell, ";\"\r\n")
 }
 
-// needsNeutralising tells whether a spreadsheet could read cell as a formula
-// (OWASP CSV injection: cells starting with =, +, -, @, tab or CR).
-func needsNeutralising(cell string) bool {
+// triggers tells whether cell starts with a character a spreadsheet may
+// read as the start of a formula (OWASP CSV injection: =, +, -, @, tab or
+// CR).
+func triggers(cell string) bool {
 	if cell == "" {
 		return false
 	}
@@ -145,6 +146,34 @@ func needsNeutralising(cell string) bool {
 		return true
 	}
 	return false
+}
+
+// needsNeutralising tells whether a spreadsheet could read cell as a
+// formula: it starts with a trigger, and is not a plain negative number
+// ("-0.5", "-1,25": a longitude, a rating's change), which is a number in
+// every spreadsheet and nothing else.
+func needsNeutralising(cell string) bool {
+	return triggers(cell) && !negativeNumber(cell)
+}
+
+// negativeNumber is "-" then digits, with at most one '.' or ',' between
+// digits.
+func negativeNumber(cell string) bool {
+	if len(cell) < 2 || cell[0] != '-' {
+		return false
+	}
+	mark, digits := false, 0
+	for i := 1; i < len(cell); i++ {
+		switch c := cell[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case (c == '.' || c == ',') && !mark && digits > 0 && i < len(cell)-1:
+			mark = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // Neutralise returns cell as the stored CSV holds it: with a leading
@@ -161,7 +190,9 @@ func Neutralise(cell string) string {
 // one that already started with an apostrophe followed by one of the six
 // trigger characters, which no business field does.
 func Restore(cell string) string {
-	if len(cell) >= 2 && cell[0] == '\'' && needsNeutralising(cell[1:]) {
+	// Any trigger, a negative number included: files written before
+	// negative numbers were left alone hold them guarded.
+	if len(cell) >= 2 && cell[0] == '\'' && triggers(cell[1:]) {
 		return cell[1:]
 	}
 	return cell

@@ -26,11 +26,21 @@ func readBack(t *testing.T, data []byte) [][]string {
 
 func TestCSVWriterNeutralisesFormulaCells(t *testing.T) {
 	// spec: "exports are sanitised against spreadsheet-formula injection"
-	// (OWASP: =, +, -, @, tab, CR get a leading apostrophe).
+	// (OWASP: =, +, -, @, tab, CR get a leading apostrophe), except a plain
+	// negative number, which a spreadsheet reads as a number only.
 	tests := []struct{ name, in, want string }{
 		{"equals", "=1+1", "'=1+1"},
 		{"plus phone number", "+33 4 78 12 34 56", "'+33 4 78 12 34 56"},
-		{"minus", "-5", "'-5"},
+		{"minus formula", "-5+cmd|' /C calc'!A0", "'-5+cmd|' /C calc'!A0"},
+		{"minus sum", "-1+1", "'-1+1"},
+		{"negative integer", "-5", "-5"},
+		{"negative decimal", "-0.5", "-0.5"},
+		{"negative decimal comma", "-1,25", "-1,25"},
+		{"minus alone", "-", "'-"},
+		{"minus dot", "-.5", "'-.5"},
+		{"minus trailing mark", "-5.", "'-5."},
+		{"two marks", "-1.2.3", "'-1.2.3"},
+		{"minus word", "-abc", "'-abc"},
 		{"at", "@SUM(A1)", "'@SUM(A1)"},
 		{"tab", "\tx", "'\tx"},
 		{"carriage return", "\rx", "'\rx"},

@@ -15,8 +15,12 @@
 //     or carriage return gets a leading apostrophe (OWASP "CSV injection";
 //     the spec: "exports are sanitised against spreadsheet-formula
 //     injection"). That is the rule even where it shows: a phone number
-//     "+33 4 78 12 34 56" is stored as "'+33 4 78 12 34 56" and a negative
-//     number "-5" as "'-5". Because JSON, XLSX and the items pages are
+//     "+33 4 78 12 34 56" is stored as "'+33 4 78 12 34 56". The one
+//     exception is a plain negative number ("-5", "-0.5", "-1,25": a
+//     longitude, a change of rating), which a spreadsheet reads as a
+//     number and nothing else; "-1+1" is guarded. Restore still strips an
+//     apostrophe before any trigger, so files written before the exception
+//     read back the same. Because JSON, XLSX and the items pages are
 //     derived from the stored CSV, they carry the same values: every format
 //     shows the same cell. Restore undoes it for a module that needs the raw
 //     value (a phone number to look up).

@@ -3,11 +3,9 @@ package rowdiff
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 
 	"github.com/prospectdata/svc/shared/export"
 )
@@ -154,49 +152,25 @@ type splitter struct {
 }
 
 // split splits rec, a record without its line ending, into cells.
-//
-// The common record has no quote: its cells are what lies between ';'.
-// They are found eight bytes at a time (zeroBytes), which also tells of a
-// quote, in one pass; bytes.IndexByte per cell paid a call and a setup for
-// cells of a dozen bytes.
 func (s *splitter) split(rec []byte) error {
 	s.rec = rec
 	s.spans = s.spans[:0]
-	start, i := 0, 0
-	for ; i+8 <= len(rec); i += 8 {
-		w := binary.LittleEndian.Uint64(rec[i:])
-		if zeroBytes(w^(lsb*'"')) != 0 {
-			return s.splitQuoted(rec)
-		}
-		for m := zeroBytes(w ^ (lsb * export.Delimiter)); m != 0; m &= m - 1 {
-			j := i + bits.TrailingZeros64(m)>>3
-			s.spans = append(s.spans, span{start: int32(start), end: int32(j)})
-			start = j + 1
-		}
+	if bytes.IndexByte(rec, '"') >= 0 {
+		return s.splitQuoted(rec)
 	}
-	for ; i < len(rec); i++ {
-		switch rec[i] {
-		case '"':
-			return s.splitQuoted(rec)
-		case export.Delimiter:
-			s.spans = append(s.spans, span{start: int32(start), end: int32(i)})
-			start = i + 1
+	// The common case: no quote, cells are what lies between ';'. (Eight
+	// bytes at a time with bit tricks was measured no faster.)
+	start := 0
+	for {
+		i := bytes.IndexByte(rec[start:], export.Delimiter)
+		if i < 0 {
+			s.spans = append(s.spans, span{start: int32(start), end: int32(len(rec))})
+			return nil
 		}
+		s.spans = append(s.spans, span{start: int32(start), end: int32(start + i)})
+		start += i + 1
 	}
-	s.spans = append(s.spans, span{start: int32(start), end: int32(len(rec))})
-	return nil
 }
-
-// Masks of zeroBytes.
-const (
-	lsb  = 0x0101010101010101
-	low7 = 0x7f7f7f7f7f7f7f7f
-)
-
-// zeroBytes returns x with the high bit of each of its zero bytes set and
-// every other bit clear. XOR with lsb*c first, it finds the bytes equal to
-// c. No carry crosses bytes: (x&low7)+low7 stays below 0x100 per byte.
-func zeroBytes(x uint64) uint64 { return ^(((x & low7) + low7) | x | low7) }
 
 // splitQuoted is split for a record holding quotes, with encoding/csv's
 // rules: a quote opens a quoted cell only as its first byte, "" inside one
