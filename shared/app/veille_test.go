@@ -79,7 +79,8 @@ func TestVeilleRoutes(t *testing.T) {
 	runs := c.Do("GET", "/api/veille/"+id+"/runs", nil).Must(t, 200).JSON()["items"].([]any)
 	base := runs[0].(map[string]any)
 	if len(runs) != 1 || base["is_baseline"] != true || base["job_id"] != src || base["total_count"].(float64) < 1 ||
-		base["job_status"] != "done" || base["samples"] != nil || base["prev_job_id"] != nil {
+		base["job_status"] != "done" || base["samples"] != nil || base["prev_job_id"] != nil || base["new_count"] != nil ||
+		base["prev_total_count"] != nil {
 		t.Fatalf("baseline: %v", runs)
 	}
 	rid := fmt.Sprint(base["id"])

@@ -17,9 +17,10 @@ var signalColumns = [...]string{
 }
 
 // WriteSignalsCSV writes signals, in the given order, as a stored CSV
-// (export.NewCSV: BOM, ';', CRLF, formula guard; so a negative delta_note
-// is stored "'-0.2", as every negative number of the service's CSVs).
-// Numbers use '.' as the decimal mark, like the outputs' rating column.
+// (export.NewCSV: BOM, ';', CRLF, and the formula guard, by export's rules:
+// a name "=1+1" or a phone "+33 …" gets its apostrophe, a plain negative
+// number such as delta_note "-0.2" stays a number). Numbers use '.' as the
+// decimal mark, like the outputs' rating column.
 func WriteSignalsCSV(w io.Writer, signals []Signal) error {
 	cw, err := export.NewCSV(w, signalColumns[:])
 	if err != nil {

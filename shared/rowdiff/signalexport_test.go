@@ -30,8 +30,8 @@ var specSignalColumns = []string{"nom", "adresse", "telephone", "site_web", "ema
 
 // TestWriteSignalsCSV reads the file back with export.ReadCSV: the spec's
 // columns in order, formula-looking cells stored with the apostrophe
-// guard (a name "=1+1", a phone "+33...", a negative delta), every value
-// restored by export.Restore.
+// guard (a name "=1+1", a phone "+33..."), a negative delta left a number
+// (export's rule), every value restored by export.Restore.
 func TestWriteSignalsCSV(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteSignalsCSV(&buf, testSignals); err != nil {
@@ -53,8 +53,11 @@ func TestWriteSignalsCSV(t *testing.T) {
 	if got := rows[0][0]; got != "'=1+1" {
 		t.Errorf("nom stored %q, want the guarded '=1+1", got)
 	}
-	if got := rows[0][8]; got != "'-0.2" {
-		t.Errorf("delta_note stored %q, want '-0.2", got)
+	if got := rows[0][2]; got != "'+33 4 78 12 34 56" {
+		t.Errorf("telephone stored %q, want the guarded '+33 4 78 12 34 56", got)
+	}
+	if got := rows[0][8]; got != export.Neutralise("-0.2") {
+		t.Errorf("delta_note stored %q, want %q", got, export.Neutralise("-0.2"))
 	}
 	for i, row := range rows {
 		for j, cell := range row {

@@ -141,8 +141,8 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 	now := s.d.Now().UTC()
 	d.State, d.ComputedAt = RunComputed, iso(now)
 	d.PrevJobID = &prevJob
-	d.TotalCount, d.PrevTotalCount = total, counts.PrevTotal
-	d.NewCount, d.RemovedCount, d.ModifiedCount, d.UnchangedCount = counts.New, counts.Removed, counts.Modified, counts.Unchanged
+	d.TotalCount, d.PrevTotalCount = total, &counts.PrevTotal
+	d.NewCount, d.RemovedCount, d.ModifiedCount, d.UnchangedCount = &counts.New, &counts.Removed, &counts.Modified, &counts.Unchanged
 	set := samples.Result()
 	d.Samples = &set
 	d.Lookups, d.Rejoined, d.Signals = looked, len(rejoined), len(signals)

@@ -79,7 +79,7 @@ func (s *Service) completed(ctx context.Context, r *record, d *runDoc) {
 	data := events.VeilleRunData{RunID: d.ID, VeilleID: r.ID, VeilleName: r.Name, JobID: d.JobID, IsBaseline: d.IsBaseline,
 		TotalCount: int64(d.TotalCount), ComputedAt: d.ComputedAt}
 	if !d.IsBaseline {
-		n, rm, m := int64(d.NewCount), int64(d.RemovedCount), int64(d.ModifiedCount)
+		n, rm, m := int64(*d.NewCount), int64(*d.RemovedCount), int64(*d.ModifiedCount)
 		data.NewCount, data.RemovedCount, data.ModifiedCount = &n, &rm, &m
 	}
 	if _, err := s.d.Events.Append(ctx, r.UserID, events.VeilleRunCompleted, data); err != nil {

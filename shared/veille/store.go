@@ -61,17 +61,18 @@ type record struct {
 // Run is a stored run; the public fields are those of the spec (Veille
 // run), the rest bookkeeping.
 type Run struct {
-	ID             int64   `json:"id"`
-	JobID          string  `json:"job_id"`
-	PrevJobID      *string `json:"prev_job_id,omitempty"`
-	IsBaseline     bool    `json:"is_baseline"`
-	TotalCount     int     `json:"total_count"`
-	PrevTotalCount int     `json:"prev_total_count"`
-	NewCount       int     `json:"new_count"`
-	RemovedCount   int     `json:"removed_count"`
-	ModifiedCount  int     `json:"modified_count"`
-	UnchangedCount int     `json:"unchanged_count"`
-	ComputedAt     string  `json:"computed_at"`
+	ID         int64   `json:"id"`
+	JobID      string  `json:"job_id"`
+	PrevJobID  *string `json:"prev_job_id,omitempty"`
+	IsBaseline bool    `json:"is_baseline"`
+	TotalCount int     `json:"total_count"`
+	// The diff's counters; absent on a baseline, which has none.
+	PrevTotalCount *int   `json:"prev_total_count,omitempty"`
+	NewCount       *int   `json:"new_count,omitempty"`
+	RemovedCount   *int   `json:"removed_count,omitempty"`
+	ModifiedCount  *int   `json:"modified_count,omitempty"`
+	UnchangedCount *int   `json:"unchanged_count,omitempty"`
+	ComputedAt     string `json:"computed_at"`
 	// JobStatus and JobCompletedAt are filled in the list.
 	JobStatus      string   `json:"job_status,omitempty"`
 	JobCompletedAt *string  `json:"job_completed_at,omitempty"`
