@@ -26,7 +26,8 @@ const startGrace = 5 * time.Minute
 // takes it over only past this (its computer died).
 const computeLease = 15 * time.Minute
 
-// TickResult says what a tick did.
+// TickResult says what a tick did: the runs it claimed (a replay that
+// could not start is one, failed), computed, and failed.
 type TickResult struct {
 	Started  int `json:"started"`
 	Computed int `json:"computed"`
@@ -61,7 +62,7 @@ func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 		if r.Status != Active || r.PendingRunID != 0 || r.next.After(now) {
 			continue
 		}
-		_, err = s.start(ctx, r, r.next)
+		err = s.start(ctx, r)
 		switch {
 		case errors.Is(err, errConflict):
 			// Another tick claimed it.
@@ -98,10 +99,10 @@ func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 // moved since r was read: errConflict otherwise) and starts its replay.
 // A replay that cannot start (no room among the 5 concurrent jobs, the
 // month's EF spent) is a failed run; the next one comes on schedule.
-func (s *Service) start(ctx context.Context, r *record, _ time.Time) (*record, error) {
+func (s *Service) start(ctx context.Context, r *record) error {
 	rid, err := s.d.Accounts.NextID(ctx, "veille-run")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	now := s.d.Now().UTC()
 	d := &runDoc{Run: Run{ID: rid}, VeilleID: r.ID, State: RunPending, CreatedAt: iso(now)}
@@ -109,16 +110,16 @@ func (s *Service) start(ctx context.Context, r *record, _ time.Time) (*record, e
 	r.schedule(now)
 	it, err := d.item()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.put(ctx, r, store.PutOp(jobs.Table, it, store.NotExists("pk"))); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.replay(ctx, r, d); err != nil {
 		s.d.Log.WarnContext(ctx, "veille replay not started", "veille", r.ID, "run", rid, "err", err)
-		return r, s.fail(ctx, d, err)
+		return s.fail(ctx, d, err)
 	}
-	return r, nil
+	return nil
 }
 
 // replay creates the run's job (a scrape with the source's settings) or
