@@ -437,3 +437,59 @@ func TestVeilleSchedule(t *testing.T) {
 		t.Errorf("the run's job is not the replayed pipeline's output: %v", j)
 	}
 }
+
+// TestVeilleFailedRuns: a deactivated account's due veille starts no
+// replay (its run fails, nothing is charged); a run whose previous rows
+// are gone fails instead of being retried forever; the veille stays
+// scheduled.
+func TestVeilleFailedRuns(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	uid := c.Signup("failed-runs@example.org", fixturePassword)
+	c.Verify("failed-runs@example.org")
+	admin := e.NewClient()
+	admin.Signup(apptest.AdminEmail, fixturePassword)
+	src := scrapeDone(t, c, "Villeurbanne")
+	id := fmt.Sprint(c.Do("POST", "/api/veille", map[string]any{"name": "Runs", "source_job_id": src, "frequency_days": 1}).Must(t, 200).JSON()["id"])
+	ctx := context.Background()
+	spent := func() float64 { return c.Do("GET", "/api/ef/usage", nil).Must(t, 200).JSON()["spent"].(float64) }
+
+	admin.Do("POST", fmt.Sprintf("/api/admin/users/%d/deactivate", uid), nil).Must(t, 200)
+	before := spent()
+	e.Clock.Advance(25 * time.Hour)
+	if res, err := e.App.Veille.Tick(ctx); err != nil || res.Started != 1 {
+		t.Fatalf("tick: %+v %v", res, err)
+	}
+	admin.Do("POST", fmt.Sprintf("/api/admin/users/%d/activate", uid), nil).Must(t, 200)
+	if after := spent(); after != before {
+		t.Errorf("a deactivated account was charged %v EF", after-before)
+	}
+	v := c.Do("GET", "/api/veille/"+id, nil).Must(t, 200).JSON()
+	if v["run_count"] != 1.0 || v["status"] != "active" {
+		t.Errorf("after a failed run: %v", v)
+	}
+
+	// The previous rows gone: the next run fails once computed.
+	runs := c.Do("GET", "/api/veille/"+id+"/runs", nil).Must(t, 200).JSON()["items"].([]any)
+	if err := e.Adapters.Files.Delete(ctx, veilleRowsKey(id, fmt.Sprint(runs[0].(map[string]any)["id"]))); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(25 * time.Hour)
+	var res any
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		r, err := e.App.Veille.Tick(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Failed > 0 {
+			res = r
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the run without previous rows never failed")
+		}
+	}
+	if v := c.Do("GET", "/api/veille/"+id, nil).Must(t, 200).JSON(); v["run_count"] != 1.0 {
+		t.Errorf("after %v: %v", res, v)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/store"
@@ -129,6 +130,11 @@ func (s *Service) replay(ctx context.Context, r *record, d *runDoc) error {
 	if err != nil {
 		return err
 	}
+	if !u.IsActive {
+		// A deactivated account's veilles spend nothing: their runs fail
+		// until an admin activates it again.
+		return errors.New("the account is deactivated")
+	}
 	if r.SourcePipelineID != nil {
 		created, err := s.d.Pipelines.Replay(ctx, u, *r.SourcePipelineID)
 		if err != nil {
@@ -220,7 +226,13 @@ func (s *Service) settle(ctx context.Context, d *runDoc, now time.Time) (string,
 	if !s.lease(ctx, d, now) {
 		return "", nil // another tick computes it
 	}
-	if err := s.compute(ctx, r, d); err != nil {
+	err = s.compute(ctx, r, d)
+	if errors.Is(err, blob.ErrNotFound) || apperr.Is(err, apperr.Gone) {
+		// The previous rows or the replay's output are gone (purged,
+		// expired): no retry brings them back.
+		return RunFailed, s.fail(ctx, d, err)
+	}
+	if err != nil {
 		return "", err
 	}
 	return RunComputed, nil
