@@ -16,6 +16,8 @@ import (
 
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
+
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Limits of one fetch (docs/crawl.md).
@@ -94,7 +96,7 @@ func New(d Deps) *Fetcher {
 		d.Now = time.Now
 	}
 	if d.Sleep == nil {
-		d.Sleep = sleep
+		d.Sleep = upstream.Sleep
 	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
@@ -114,17 +116,6 @@ func New(d Deps) *Fetcher {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		hosts: map[string]*host{},
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // latencyProvider answers every search after a fixed latency with two
@@ -38,7 +39,7 @@ func (p *latencyProvider) Place(_ context.Context, id string) (provider.Place, e
 func (p *latencyProvider) Search(ctx context.Context, r provider.Request) (provider.Page, error) {
 	start := time.Now()
 	p.requests.Add(1)
-	if err := sleep(ctx, p.latency); err != nil {
+	if err := upstream.Sleep(ctx, p.latency); err != nil {
 		return provider.Page{}, err
 	}
 	end := time.Now()

@@ -17,6 +17,7 @@ import (
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Deps are what the engine acts on, and its tuning. Zero tuning fields take
@@ -152,7 +153,7 @@ func New(d Deps) *Engine {
 		d.Backoff = defaultBackoff
 	}
 	if d.Sleep == nil {
-		d.Sleep = sleep
+		d.Sleep = upstream.Sleep
 	}
 	if d.Visibility <= 0 {
 		d.Visibility = 5 * time.Minute
@@ -188,20 +189,6 @@ func New(d Deps) *Engine {
 func defaultBackoff(n int) time.Duration {
 	d := 250 * time.Millisecond << min(max(n-1, 0), 5)
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Start has the job run: it sends its start message (cheap, called by job

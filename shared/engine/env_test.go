@@ -33,6 +33,7 @@ import (
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
 	storebolt "github.com/prospectdata/svc/shared/store/bolt"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // planner is the scrape service over the real gazetteer, loaded once.
@@ -363,7 +364,7 @@ func (w *world) Limits() provider.Limits { return w.limits }
 // ErrNotFound. The test world neither drifts nor closes places.
 func (w *world) Place(ctx context.Context, placeID string) (provider.Place, error) {
 	if w.latency > 0 {
-		if err := sleep(ctx, w.latency); err != nil {
+		if err := upstream.Sleep(ctx, w.latency); err != nil {
 			return provider.Place{}, err
 		}
 	}
@@ -382,7 +383,7 @@ func (w *world) Place(ctx context.Context, placeID string) (provider.Place, erro
 func (w *world) Reviews(ctx context.Context, placeID string, max int) ([]provider.Review, error) {
 	w.reviewCalls.Add(1)
 	if w.latency > 0 {
-		if err := sleep(ctx, w.latency); err != nil {
+		if err := upstream.Sleep(ctx, w.latency); err != nil {
 			return nil, err
 		}
 	}
@@ -438,7 +439,7 @@ func (w *world) Search(ctx context.Context, r provider.Request) (provider.Page, 
 		w.onSearch(n)
 	}
 	if w.latency > 0 {
-		if err := sleep(ctx, w.latency); err != nil {
+		if err := upstream.Sleep(ctx, w.latency); err != nil {
 			return provider.Page{}, err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/store"
+
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Senders is how many deliveries a process posts at once.
@@ -26,7 +28,7 @@ func (s *Service) Run(ctx context.Context, feed store.Feed) {
 			for ctx.Err() == nil {
 				if _, err := s.Drain(ctx, 20*time.Second); err != nil && ctx.Err() == nil {
 					s.d.Log.Error("webhooks: deliveries", "err", err)
-					sleep(ctx, time.Second)
+					_ = upstream.Sleep(ctx, time.Second)
 				}
 			}
 		})
@@ -51,7 +53,7 @@ func (s *Service) follow(ctx context.Context, feed store.Feed) {
 			}
 			failures++
 			s.d.Log.Error("webhooks: fan-out", "err", err)
-			sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
+			_ = upstream.Sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
 			continue
 		}
 		failures = 0
@@ -98,14 +100,5 @@ func (s *Service) Drain(ctx context.Context, wait time.Duration) (int, error) {
 				return n, err
 			}
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
