@@ -46,6 +46,16 @@ func NewCSV(w io.Writer, header []string) (*CSVWriter, error) {
 	return c, nil
 }
 
+// AppendCSV returns a writer of more rows of width cells for a stored CSV
+// already written up to the end of a row (its BOM and header included):
+// the rows go on where the file stopped, with no second header.
+func AppendCSV(w io.Writer, width int) (*CSVWriter, error) {
+	if width <= 0 {
+		return nil, fmt.Errorf("export: CSV header has no column: %w", ErrNoHeader)
+	}
+	return &CSVWriter{bw: bufio.NewWriterSize(w, csvBufferSize), width: width}, nil
+}
+
 // Write encodes one row. It is buffered: call Flush at the end.
 func (c *CSVWriter) Write(row []string) error {
 	if len(row) != c.width {

@@ -161,3 +161,31 @@ func TestCSVWriterReportsWriteErrors(t *testing.T) {
 		t.Errorf("Flush = %v, want the writer's error", err)
 	}
 }
+
+// TestAppendCSV: rows appended to a stored CSV read back as one file with
+// one header, the guard applied to the appended cells too.
+func TestAppendCSV(t *testing.T) {
+	data := writeCSV(t, []string{"a", "b"}, [][]string{{"1", "x"}})
+	var buf bytes.Buffer
+	buf.Write(data)
+	w, err := AppendCSV(&buf, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"=2", "y;z"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"short"}); err == nil {
+		t.Error("a row of the wrong width was appended")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readBack(t, buf.Bytes())
+	if len(recs) != 3 || recs[2][0] != "'=2" || recs[2][1] != "y;z" || recs[1][0] != "1" {
+		t.Errorf("records %q", recs)
+	}
+	if _, err := AppendCSV(&buf, 0); err == nil {
+		t.Error("a width of 0 accepted")
+	}
+}

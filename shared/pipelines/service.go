@@ -213,19 +213,24 @@ func (s *Service) JobEnded(ctx context.Context, j *jobs.Job) {
 // tries again.
 var errBlocked = errors.New("a successor is waiting for room")
 
-// startSuccessors creates the jobs of the nodes after j's, once each. A
-// successor refused for a reason that will not pass (its input does not
-// fit the job's limits) fails the pipeline; one refused for now makes
-// it errBlocked, after the others are started.
-func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job) error {
+// errRefused says a successor was refused for a reason that will not
+// pass: the pipeline failed.
+var errRefused = errors.New("a successor was refused")
+
+// startSuccessors creates the jobs of the nodes after j's, once each, and
+// says how many it started. A successor refused for a reason that will not
+// pass (its input does not fit the job's limits) fails the pipeline
+// (errRefused); one refused for now makes it errBlocked, after the others
+// are started.
+func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job) (int, error) {
 	if j.ResultsCount == 0 {
-		return nil // an empty output short-circuits the branch
+		return 0, nil // an empty output short-circuits the branch
 	}
 	u, err := s.d.Accounts.User(ctx, p.UserID)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	blocked := false
+	started, blocked := 0, false
 	for _, e := range p.Definition.Edges {
 		if e.From != j.PipelineNodeID || len(p.Stages[e.To]) > 0 {
 			continue
@@ -238,23 +243,24 @@ func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job)
 		case errors.As(err, &ae) && ae.Code != apperr.TooMany && ae.Code != apperr.Unavailable:
 			s.d.Log.WarnContext(ctx, "pipeline stage refused: the pipeline fails", "pipeline", p.ID, "node", n.ID, "err", err)
 			s.finish(ctx, p.ID, Failed)
-			return nil
+			return started, errRefused
 		default:
 			s.d.Log.InfoContext(ctx, "pipeline stage waits", "pipeline", p.ID, "node", n.ID, "err", err)
 			blocked = true
 			continue
 		}
+		started++
 		if _, err := s.update(ctx, p.ID, func(p *Pipeline) bool {
 			p.Stages[n.ID] = append(p.Stages[n.ID], nj.ID)
 			return true
 		}); err != nil {
-			return err
+			return started, err
 		}
 	}
 	if blocked {
-		return errBlocked
+		return started, errBlocked
 	}
-	return nil
+	return started, nil
 }
 
 // startStage creates a non-root node's job over its predecessor's output.
@@ -358,19 +364,11 @@ func (s *Service) stageJobs(ctx context.Context, p *Pipeline) (map[string]*jobs.
 	return out, nil
 }
 
-// settle closes the pipeline done when nothing is left to run: no stage
-// active, none paused (failed or cancelled, waiting for continue or
-// cancel), and every node without a job under a short-circuit (an
-// ancestor done with no row).
-func (s *Service) settle(ctx context.Context, id string) error {
-	p, err := s.get(ctx, 0, id)
-	if err != nil || p.Status != Running {
-		return err
-	}
-	js, err := s.stageJobs(ctx, p)
-	if err != nil {
-		return err
-	}
+// finished tells whether nothing is left to run in a pipeline whose
+// stages' latest jobs are js: no stage active, none paused (failed or
+// cancelled, waiting for continue or cancel), and every node without a
+// job under a short-circuit (an ancestor done with no row).
+func finished(p *Pipeline, js map[string]*jobs.Job) bool {
 	pred := map[string]string{}
 	for _, e := range p.Definition.Edges {
 		pred[e.To] = e.From
@@ -379,7 +377,7 @@ func (s *Service) settle(ctx context.Context, id string) error {
 		j, ok := js[n.ID]
 		if ok {
 			if !resolved(p, n.ID, j) {
-				return nil // active, or paused
+				return false // active, or paused
 			}
 			continue
 		}
@@ -396,11 +394,10 @@ func (s *Service) settle(ctx context.Context, id string) error {
 			cur = up
 		}
 		if !short {
-			return nil // still to start
+			return false // still to start
 		}
 	}
-	s.finish(ctx, p.ID, Done)
-	return nil
+	return true
 }
 
 // resolved tells whether a node's stage is settled: done, or continued.
@@ -562,8 +559,10 @@ func (s *Service) FilterPreview(ctx context.Context, uid int64, id, nodeID strin
 	return &PreviewBody{Preview: *pv}, nil
 }
 
-// finish moves a running pipeline to a terminal state and tells the feed.
-func (s *Service) finish(ctx context.Context, id, status string) {
+// finish moves a running pipeline to a terminal state and tells the feed;
+// it returns the pipeline's status after ("" when it could not be
+// written).
+func (s *Service) finish(ctx context.Context, id, status string) string {
 	changed := false
 	p, err := s.update(ctx, id, func(p *Pipeline) bool {
 		if p.Status != Running {
@@ -577,16 +576,17 @@ func (s *Service) finish(ctx context.Context, id, status string) {
 	})
 	if err != nil {
 		s.d.Log.ErrorContext(ctx, "pipeline not closed", "pipeline", id, "err", err)
-		return
+		return ""
 	}
 	if !changed || s.d.Events == nil {
-		return
+		return p.Status
 	}
 	typ := map[string]string{Done: events.PipelineCompleted, Failed: events.PipelineFailed, Cancelled: events.PipelineCancelled}[status]
 	if _, err := s.d.Events.Append(ctx, p.UserID, typ, events.PipelineData{ID: p.ID, Name: p.Name, Status: p.Status,
 		CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt}); err != nil {
 		s.d.Log.ErrorContext(ctx, "pipeline event not appended", "pipeline", id, "err", err)
 	}
+	return p.Status
 }
 
 // Cancel stops a running pipeline: its active stages are cancelled, the

@@ -60,7 +60,8 @@ const (
 
 // StepResult is what a step found.
 type StepResult struct {
-	Status string
+	PipelineID string
+	Status     string
 	// Seen is the signal count the step read.
 	Seen int64
 	// Blocked: a successor could not start for now; step again in a
@@ -150,7 +151,7 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	r := StepResult{Status: p.Status, Seen: p.signals}
+	r := StepResult{PipelineID: id, Status: p.Status, Seen: p.signals}
 	js, err := s.stageJobs(ctx, p)
 	if err != nil {
 		return StepResult{}, err
@@ -176,6 +177,7 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 		}
 		return false
 	}
+	started := false
 	for _, n := range p.Definition.Nodes {
 		j, ok := js[n.ID]
 		if !ok {
@@ -183,31 +185,37 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 		}
 		switch {
 		case j.Status == jobs.Expired:
-			s.finish(ctx, id, Failed)
-			r.Status = Failed
-			return r, nil
+			return s.end(ctx, r, Failed), nil
 		case j.Status == jobs.Cancelled && j.StartedAt == nil && !slices.Contains(p.Continued, n.ID) && !active(j.ID):
-			s.finish(ctx, id, Cancelled)
-			r.Status = Cancelled
-			return r, nil
+			return s.end(ctx, r, Cancelled), nil
 		case resolved(p, n.ID, j) && j.ResultsCount > 0 && j.DownloadAvailable:
-			err := s.startSuccessors(ctx, p, j)
-			if errors.Is(err, errBlocked) {
+			n, err := s.startSuccessors(ctx, p, j)
+			started = started || n > 0
+			switch {
+			case errors.Is(err, errRefused):
+				return s.end(ctx, r, Failed), nil
+			case errors.Is(err, errBlocked):
 				r.Blocked = true
-			} else if err != nil {
+			case err != nil:
 				return StepResult{}, err
 			}
 		}
 	}
-	if err := s.settle(ctx, id); err != nil {
-		return StepResult{}, err
+	// A stage just started keeps the pipeline running; otherwise the jobs
+	// read above say whether it is done.
+	if !started && !r.Blocked && finished(p, js) {
+		return s.end(ctx, r, Done), nil
 	}
-	p, err = s.get(ctx, 0, id)
-	if err != nil {
-		return StepResult{}, err
-	}
-	r.Status = p.Status
 	return r, nil
+}
+
+// end closes the step's pipeline in status (finish) and returns the step's
+// result with the status the pipeline has then.
+func (s *Service) end(ctx context.Context, r StepResult, status string) StepResult {
+	if st := s.finish(ctx, r.PipelineID, status); st != "" {
+		r.Status = st
+	}
+	return r
 }
 
 // count keeps the list's counters on the record (done stages, rows), so

@@ -1,6 +1,7 @@
 package veille
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +46,10 @@ type candidate struct {
 }
 
 // compute diffs a run's replay with the previous run, checks the churn,
-// writes the run's rows and signals, and closes the run.
+// writes the run's rows and signals, and closes the run. The replay's
+// output is read once: the diff reads it through a tee that stores it as
+// the run's rows, to which the places the churn check found still open
+// are then appended.
 func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 	prev, _, err := s.d.Files.Open(ctx, outputKey(r.ID, r.LastRunID))
 	if err != nil {
@@ -57,12 +61,21 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 		return err
 	}
 	defer cur.Close()
+	rows, stored := s.storeRows(ctx, outputKey(r.ID, d.ID))
+	written := false
+	defer func() {
+		if !written {
+			rows.CloseWithError(errors.New("veille run not computed"))
+			<-stored
+		}
+	}()
 
 	samples := rowdiff.NewSamples(SampleCap)
 	var signals []rowdiff.Signal
 	var cands []*candidate
+	head := &firstBytes{r: io.TeeReader(cur, rows), max: maxHeaderBytes}
 	unverified := 0
-	counts, err := rowdiff.Diff(ctx, prev, cur, rowdiff.Options{TempDir: s.d.TempDir}, func(c rowdiff.Change) error {
+	counts, err := rowdiff.Diff(ctx, prev, head, rowdiff.Options{TempDir: s.d.TempDir}, func(c rowdiff.Change) error {
 		switch c.Kind {
 		case rowdiff.KindRemoved:
 			if id := c.Before.Value("place_id"); id != "" && len(cands) < MaxLookups {
@@ -90,16 +103,15 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 	// The lookups are billed before they are made; an account without the
 	// EF left keeps its removals unverified.
 	looked := s.lookup(ctx, r, cands)
-	var rejoined []*candidate
+	var rejoined []rowdiff.Row
 	for _, c := range cands {
 		switch {
 		case c.open:
 			counts.Removed--
 			counts.Total++
-			rejoined = append(rejoined, c)
-			after := c.fresh
-			ch := rowdiff.Change{Kind: rowdiff.KindUnchanged, Key: c.change.Key, Before: c.change.Before, After: after}
-			if changed := rowdiff.ChangedFields(c.change.Before, after); len(changed) > 0 {
+			rejoined = append(rejoined, c.fresh)
+			ch := rowdiff.Change{Kind: rowdiff.KindUnchanged, Key: c.change.Key, Before: c.change.Before, After: c.fresh}
+			if changed := rowdiff.ChangedFields(c.change.Before, c.fresh); len(changed) > 0 {
 				ch.Kind, ch.ChangedFields = rowdiff.KindModified, changed
 				counts.Modified++
 				if sg, ok := rowdiff.SignalOf(ch.Before, ch.After); ok {
@@ -116,18 +128,20 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 			counts.Removed--
 			counts.Total++
 			counts.Unchanged++
-			c.fresh = c.change.Before
-			rejoined = append(rejoined, c)
+			rejoined = append(rejoined, c.change.Before)
 		default:
 			if err := samples.Add(c.change); err != nil {
 				return err
 			}
 		}
 	}
-
-	total, err := s.writeRows(ctx, r, d, rejoined)
+	hr, err := export.ReadCSV(bytes.NewReader(head.buf))
 	if err != nil {
-		return err
+		return fmt.Errorf("header of job %s: %w", d.JobID, err)
+	}
+	written = true
+	if err := appendRows(rows, stored, hr.Header(), rejoined); err != nil {
+		return fmt.Errorf("rows of veille %d run %d: %w", r.ID, d.ID, err)
 	}
 	rowdiff.SortSignals(signals)
 	if err := s.writeSignals(ctx, r.ID, d.ID, signals); err != nil {
@@ -141,7 +155,7 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 	now := s.d.Now().UTC()
 	d.State, d.ComputedAt = RunComputed, iso(now)
 	d.PrevJobID = &prevJob
-	d.TotalCount, d.PrevTotalCount = total, &counts.PrevTotal
+	d.TotalCount, d.PrevTotalCount = counts.Total, &counts.PrevTotal
 	d.NewCount, d.RemovedCount, d.ModifiedCount, d.UnchangedCount = &counts.New, &counts.Removed, &counts.Modified, &counts.Unchanged
 	set := samples.Result()
 	d.Samples = &set
@@ -244,72 +258,66 @@ func freshRow(before rowdiff.Row, p provider.Place) rowdiff.Row {
 	return rowdiff.NewRow(header, cells)
 }
 
-// writeRows stores the run's rows: the replay's output, then the places
-// the churn check found still open (in the replay's columns). They are the
-// previous side of the next run's diff.
-func (s *Service) writeRows(ctx context.Context, r *record, d *runDoc, rejoined []*candidate) (int, error) {
-	_, cur, err := s.d.Jobs.OpenOutput(ctx, r.UserID, d.JobID)
-	if err != nil {
-		return 0, err
+// maxHeaderBytes bounds what firstBytes keeps: a header of a few hundred
+// columns fits many times over.
+const maxHeaderBytes = 64 << 10
+
+// firstBytes keeps the first bytes read through it (the CSV's header line,
+// which the diff reads but does not give back).
+type firstBytes struct {
+	r   io.Reader
+	buf []byte
+	max int
+}
+
+func (f *firstBytes) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if room := f.max - len(f.buf); room > 0 {
+		f.buf = append(f.buf, p[:min(n, room)]...)
 	}
-	defer cur.Close()
-	rd, err := export.ReadCSV(cur)
-	if err != nil {
-		return 0, err
-	}
-	header := rd.Header()
+	return n, err
+}
+
+// storeRows starts storing key from what is written to the pipe it
+// returns; the channel gives the store's outcome once the pipe is closed.
+func (s *Service) storeRows(ctx context.Context, key string) (*io.PipeWriter, <-chan error) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.d.Files.Put(ctx, outputKey(r.ID, d.ID), pr, "text/csv; charset=utf-8")
+		_, err := s.d.Files.Put(ctx, key, pr, "text/csv; charset=utf-8")
 		pr.CloseWithError(err)
 		done <- err
 	}()
-	n, werr := func() (int, error) {
-		w, err := export.NewCSV(pw, header)
+	return pw, done
+}
+
+// appendRows ends a run's rows: the rejoined places after the replay's
+// output (in the replay's columns), then the store's outcome.
+func appendRows(pw *io.PipeWriter, stored <-chan error, header []string, rejoined []rowdiff.Row) error {
+	err := func() error {
+		if len(rejoined) == 0 {
+			return nil
+		}
+		w, err := export.AppendCSV(pw, len(header))
 		if err != nil {
-			return 0, err
+			return err
 		}
-		n := 0
 		row := make([]string, len(header))
-		for {
-			cells, err := rd.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return n, err
-			}
-			for i := range row {
-				row[i] = ""
-				if i < len(cells) {
-					row[i] = export.Restore(cells[i])
-				}
-			}
-			if err := w.Write(row); err != nil {
-				return n, err
-			}
-			n++
-		}
-		for _, c := range rejoined {
+		for _, r := range rejoined {
 			for i, h := range header {
-				row[i] = c.fresh.Value(h)
+				row[i] = r.Value(h)
 			}
 			if err := w.Write(row); err != nil {
-				return n, err
+				return err
 			}
-			n++
 		}
-		return n, w.Flush()
+		return w.Flush()
 	}()
-	pw.CloseWithError(werr)
-	if perr := <-done; perr != nil && werr == nil {
-		werr = perr
+	pw.CloseWithError(err)
+	if serr := <-stored; err == nil {
+		err = serr
 	}
-	if werr != nil {
-		return 0, fmt.Errorf("rows of veille %d run %d: %w", r.ID, d.ID, werr)
-	}
-	return n, nil
+	return err
 }
 
 // SignalList is the body of the signals route.

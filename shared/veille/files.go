@@ -2,13 +2,10 @@ package veille
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/prospectdata/svc/shared/events"
-	"github.com/prospectdata/svc/shared/export"
 )
 
 // A veille's files live under veille/<id>/ in the file store, apart from
@@ -26,49 +23,17 @@ func signalsKey(vid, rid int64) string {
 	return filesPrefix(vid) + "runs/" + strconv.FormatInt(rid, 10) + "-signals.json"
 }
 
-// copyOutput copies a job's CSV to key and counts its rows.
-func (s *Service) copyOutput(ctx context.Context, uid int64, jobID, key string) (int, error) {
+// copyOutput copies a job's CSV to key, as it is.
+func (s *Service) copyOutput(ctx context.Context, uid int64, jobID, key string) error {
 	_, rc, err := s.d.Jobs.OpenOutput(ctx, uid, jobID)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer rc.Close()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.d.Files.Put(ctx, key, pr, "text/csv; charset=utf-8")
-		pr.CloseWithError(err)
-		done <- err
-	}()
-	n, cerr := countingCopy(pw, rc)
-	pw.CloseWithError(cerr)
-	if perr := <-done; perr != nil && cerr == nil {
-		cerr = perr
+	if _, err := s.d.Files.Put(ctx, key, rc, "text/csv; charset=utf-8"); err != nil {
+		return fmt.Errorf("copy the output of job %s: %w", jobID, err)
 	}
-	if cerr != nil {
-		return 0, fmt.Errorf("copy the output of job %s: %w", jobID, cerr)
-	}
-	return n, nil
-}
-
-// countingCopy copies a stored CSV and counts its rows (records, not
-// lines: a quoted cell may hold a line break).
-func countingCopy(w io.Writer, r io.Reader) (int, error) {
-	rd, err := export.ReadCSV(io.TeeReader(r, w))
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for {
-		_, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
+	return nil
 }
 
 // completed tells the feed and the webhooks a run was computed.

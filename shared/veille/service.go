@@ -182,11 +182,10 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	// job's retention.
 	base := &runDoc{Run: Run{ID: rid, JobID: baseJob.ID, IsBaseline: true, ComputedAt: iso(now)},
 		VeilleID: id, State: RunComputed, CreatedAt: iso(now)}
-	n, err := s.copyOutput(ctx, u.ID, baseJob.ID, outputKey(id, rid))
-	if err != nil {
+	if err := s.copyOutput(ctx, u.ID, baseJob.ID, outputKey(id, rid)); err != nil {
 		return nil, err
 	}
-	base.TotalCount = n
+	base.TotalCount = baseJob.ResultsCount
 	rec.LastRunID, rec.LastRunAt, rec.LastRunJobID, rec.RunCount = rid, &base.ComputedAt, &baseJob.ID, 1
 	bit, err := base.item()
 	if err != nil {
@@ -319,9 +318,6 @@ func (s *Service) Run(ctx context.Context, uid, id, rid int64) (*Run, error) {
 		return nil, err
 	}
 	r := d.Run
-	if r.Samples == nil && !r.IsBaseline {
-		r.Samples = &Samples{}
-	}
 	return &r, nil
 }
 
