@@ -305,17 +305,8 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 			Resources: jsii.Strings(*s.pipelinesARN),
 		}))
 	}
-	awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(f.name)+"ErrorsAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("Function " + f.name + " failed (an invocation error: panic, timeout, crash at start)."),
-		Metric: fn.MetricErrors(&awscloudwatch.MetricOptions{
-			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-			Statistic: jsii.String("Sum"),
-		}),
-		Threshold:          jsii.Number(1),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	s.alarm(pascal(f.name)+"ErrorsAlarm", "Function "+f.name+" failed (an invocation error: panic, timeout, crash at start).",
+		fn.MetricErrors(alarmPeriod("Sum")))
 	return fn
 }
 
@@ -381,6 +372,25 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	}
 }
 
+// alarm creates an alarm that fires when metric reaches 1 in one 5-minute
+// period; missing data is not breaching. The alarms have no action yet
+// (docs/aws.md).
+func (s *Stack) alarm(id, description string, metric awscloudwatch.IMetric) {
+	awscloudwatch.NewAlarm(s.Stack, jsii.String(id), &awscloudwatch.AlarmProps{
+		AlarmDescription:   jsii.String(description),
+		Metric:             metric,
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+}
+
+// alarmPeriod is the 5-minute period of the alarms' metrics.
+func alarmPeriod(statistic string) *awscloudwatch.MetricOptions {
+	return &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5)), Statistic: jsii.String(statistic)}
+}
+
 // pipelinesName is the pipeline state machine's name in stack id.
 func pipelinesName(stackID string) string { return stackID + "-pipelines" }
 
@@ -415,17 +425,8 @@ func (s *Stack) addPipelines(stackID string) {
 		Timeout: awscdk.Duration_Hours(jsii.Number(pipelinesTimeout.Hours())),
 		Comment: jsii.String("Drives each pipeline through the pipeline-step Lambda (statemachines/pipeline.asl.json)."),
 	})
-	awscloudwatch.NewAlarm(s.Stack, jsii.String("PipelinesFailedAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("A pipeline execution failed: its step failed past every retry and the pipeline was marked failed."),
-		Metric: s.Pipelines.MetricFailed(&awscloudwatch.MetricOptions{
-			Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-			Statistic: jsii.String("Sum"),
-		}),
-		Threshold:          jsii.Number(1),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	s.alarm("PipelinesFailedAlarm", "A pipeline execution failed: its step failed past every retry and the pipeline was marked failed.",
+		s.Pipelines.MetricFailed(alarmPeriod("Sum")))
 	awscdk.NewCfnOutput(s.Stack, jsii.String("PipelinesStateMachine"), &awscdk.CfnOutputProps{
 		Description: jsii.String("ARN of the pipeline state machine"),
 		Value:       s.Pipelines.StateMachineArn(),
@@ -590,17 +591,8 @@ func (s *Stack) addQueues(sv spec) {
 		made := awssqs.NewQueue(s.Stack, jsii.String(pascal(q.Name)+"Queue"), props)
 		s.Queues[q.Name] = made
 		if dlqs[q.Name] {
-			awscloudwatch.NewAlarm(s.Stack, jsii.String(pascal(q.Name)+"NotEmptyAlarm"), &awscloudwatch.AlarmProps{
-				AlarmDescription: jsii.String("Dead-letter queue " + q.Name + " holds messages that failed every delivery."),
-				Metric: made.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-					Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-					Statistic: jsii.String("Maximum"),
-				}),
-				Threshold:          jsii.Number(1),
-				EvaluationPeriods:  jsii.Number(1),
-				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-			})
+			s.alarm(pascal(q.Name)+"NotEmptyAlarm", "Dead-letter queue "+q.Name+" holds messages that failed every delivery.",
+				made.MetricApproximateNumberOfMessagesVisible(alarmPeriod("Maximum")))
 		}
 		return made
 	}

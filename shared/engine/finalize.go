@@ -22,6 +22,39 @@ import (
 // (a business listed twice, a shared practice) and not flagged.
 const SharedPhonePlaces = 3
 
+// mergeDone merges the parts of a scrape's done tasks, in task order, into
+// its output, and sets the job's rows, breakdown and output name. strict:
+// every task must be done (a task still open is an inconsistency);
+// otherwise the others are left out (a job stopped before its end).
+func (e *Engine) mergeDone(ctx context.Context, j *jobs.Job, strict bool) ([]taskRecord, merged, error) {
+	recs, err := e.tasks(ctx, j.ID, "")
+	if err != nil {
+		return nil, merged{}, err
+	}
+	if !strict {
+		recs = slices.DeleteFunc(recs, func(r taskRecord) bool { return r.State != stateDone })
+	}
+	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
+	var parts []string
+	for _, r := range recs {
+		if r.State != stateDone {
+			return nil, merged{}, permanent("The job's task ledger is inconsistent", fmt.Errorf("task %s is %s with no task open", r.ID, r.State))
+		}
+		if r.Rows > 0 {
+			parts = append(parts, partKey(j.ID, r.ID))
+		}
+	}
+	out, err := e.merge(ctx, j, parts)
+	if err != nil {
+		return nil, merged{}, err
+	}
+	j.Breakdown = jobs.Breakdown{ByQuery: out.byQuery, ByZone: out.byZone}
+	j.ResultsCount = out.rows
+	name := outputFilename(j)
+	j.OutputFilename = &name
+	return recs, out, nil
+}
+
 // handleFinalize merges the job's parts into its output and moves it
 // running → done. See the package comment.
 func (e *Engine) handleFinalize(ctx context.Context, m message) error {
@@ -39,26 +72,9 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
 		return nil // the last task sends it again
 	}
-	recs, err := e.tasks(ctx, j.ID, "")
-	if err != nil {
-		return err
-	}
-	if m.Partial {
-		// Stopped at the maximum run time: only what is done is merged;
-		// its resume searches the rest.
-		recs = slices.DeleteFunc(recs, func(r taskRecord) bool { return r.State != stateDone })
-	}
-	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
-	var parts []string
-	for _, r := range recs {
-		if r.State != stateDone {
-			return permanent("The job's task ledger is inconsistent", fmt.Errorf("task %s is %s with no task open", r.ID, r.State))
-		}
-		if r.Rows > 0 {
-			parts = append(parts, partKey(j.ID, r.ID))
-		}
-	}
-	out, err := e.merge(ctx, j, parts)
+	// Stopped at the maximum run time (Partial): only what is done is
+	// merged; its resume searches the rest.
+	recs, out, err := e.mergeDone(ctx, j, !m.Partial)
 	if err != nil {
 		return err
 	}
@@ -87,10 +103,6 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 			j.DeadQueries = append(j.DeadQueries, q)
 		}
 	}
-	j.Breakdown = jobs.Breakdown{ByQuery: out.byQuery, ByZone: out.byZone}
-	j.ResultsCount = out.rows
-	name := outputFilename(j)
-	j.OutputFilename = &name
 	j.DownloadAvailable = true
 
 	ops, err := jobs.DoneOps(j, e.d.Now(), nil)

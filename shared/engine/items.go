@@ -380,17 +380,10 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 			return permanent("The job's task ledger is inconsistent", fmt.Errorf("batch %s is %s with no task open", r.ID, r.State))
 		}
 	}
-	var distinct []string
-	if d, ok := mod.(enrich.Distinct); ok {
-		distinct = d.DistinctColumns()
-	}
-	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct, nil)
+	rows, err := e.itemOutput(ctx, j, mod, nil)
 	if err != nil {
 		return err
 	}
-	j.ResultsCount = rows
-	name := slug(j.JobType) + "_" + j.ID + ".csv"
-	j.OutputFilename = &name
 	j.DownloadAvailable = true
 	ops, err := jobs.DoneOps(j, e.d.Now(), nil)
 	if err != nil {
@@ -415,6 +408,23 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 	}
 	e.sessions.forget(j.ID)
 	return nil
+}
+
+// itemOutput merges an item job's batches (those of only, when not nil)
+// into its output and sets the job's rows and output name.
+func (e *Engine) itemOutput(ctx context.Context, j *jobs.Job, mod enrich.Module, only map[int]bool) (int, error) {
+	var distinct []string
+	if d, ok := mod.(enrich.Distinct); ok {
+		distinct = d.DistinctColumns()
+	}
+	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct, only)
+	if err != nil {
+		return 0, err
+	}
+	j.ResultsCount = rows
+	name := slug(j.JobType) + "_" + j.ID + ".csv"
+	j.OutputFilename = &name
+	return rows, nil
 }
 
 // mergeItems streams the input and the parts (one part in memory at a

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
-	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
 )
 
@@ -66,28 +64,11 @@ func (e *Engine) handleSalvage(ctx context.Context, m message) error {
 
 // salvageScrape merges the tasks done before the stop.
 func (e *Engine) salvageScrape(ctx context.Context, j *jobs.Job) error {
-	recs, err := e.tasks(ctx, j.ID, "")
+	_, out, err := e.mergeDone(ctx, j, false)
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
-	var parts []string
-	for _, r := range recs {
-		if r.State == stateDone && r.Rows > 0 {
-			parts = append(parts, partKey(j.ID, r.ID))
-		}
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	out, err := e.merge(ctx, j, parts)
-	if err != nil {
-		return err
-	}
-	j.Breakdown = jobs.Breakdown{ByQuery: out.byQuery, ByZone: out.byZone}
-	j.ResultsCount = out.rows
-	name := outputFilename(j)
-	j.OutputFilename, j.DownloadAvailable = &name, out.rows > 0
+	j.DownloadAvailable = out.rows > 0
 	return nil
 }
 
@@ -111,16 +92,10 @@ func (e *Engine) salvageItems(ctx context.Context, j *jobs.Job) error {
 	if len(done) == 0 {
 		return nil
 	}
-	var distinct []string
-	if d, ok := mod.(enrich.Distinct); ok {
-		distinct = d.DistinctColumns()
-	}
-	rows, err := e.mergeItems(ctx, j, mod.Columns(), distinct, done)
+	rows, err := e.itemOutput(ctx, j, mod, done)
 	if err != nil {
 		return err
 	}
-	j.ResultsCount = rows
-	name := slug(j.JobType) + "_" + j.ID + ".csv"
-	j.OutputFilename, j.DownloadAvailable = &name, rows > 0
+	j.DownloadAvailable = rows > 0
 	return nil
 }

@@ -168,8 +168,15 @@ func files(getenv func(string) string, awsCfg aws.Config) blob.Store {
 // an init failure.
 func Main(group string) {
 	h, err := Handler(context.Background(), group, os.Getenv)
+	start(group, h, err)
+}
+
+// start serves a function's invocations with h until the process ends; a
+// configuration error (err) exits the process at init, which Lambda
+// reports as an init failure.
+func start(name string, h any, err error) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, group+":", err)
+		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
 	lambda.Start(h)
@@ -202,29 +209,12 @@ type SQSHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse,
 // visibility timeout and moves it to the dead-letter queue past its
 // receive limit.
 func WorkerHandler(ctx context.Context, name string, getenv func(string) string) (SQSHandler, error) {
-	var w app.Worker
-	for _, k := range app.Workers() {
-		if k.Name == name {
-			w = k
-		}
-	}
-	if w.Name == "" {
-		return nil, fmt.Errorf("unknown worker %q", name)
-	}
-	if w.Queue == "" {
-		return nil, fmt.Errorf("worker %q is not fed by a queue", name)
-	}
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), nil, api.OnlyGroup("api-jobs"))
+	a, w, err := buildWorker(ctx, name, getenv, nil)
 	if err != nil {
 		return nil, err
 	}
-	if a.Engine == nil {
-		return nil, errors.New("worker without its queue or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
-	}
-	if w.Gazetteer {
-		if err := a.Scrape.Warm(); err != nil {
-			return nil, err
-		}
+	if w.Queue == "" {
+		return nil, fmt.Errorf("worker %q is not fed by a queue", name)
 	}
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var out events.SQSEventResponse
@@ -238,12 +228,36 @@ func WorkerHandler(ctx context.Context, name string, getenv func(string) string)
 	}, nil
 }
 
+// buildWorker wires the app of one of app.Workers from the environment,
+// as its Lambda does: the engine is required (its queues and bucket), the
+// gazetteer loaded during init when the worker says so.
+func buildWorker(ctx context.Context, name string, getenv func(string) string, opts []Option) (*app.App, app.Worker, error) {
+	var w app.Worker
+	for _, k := range app.Workers() {
+		if k.Name == name {
+			w = k
+		}
+	}
+	if w.Name == "" {
+		return nil, w, fmt.Errorf("unknown worker %q", name)
+	}
+	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", name), opts, api.OnlyGroup("api-jobs"))
+	if err != nil {
+		return nil, w, err
+	}
+	if a.Engine == nil {
+		return nil, w, errors.New(name + " without its queues or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
+	}
+	if w.Gazetteer {
+		if err := a.Scrape.Warm(); err != nil {
+			return nil, w, err
+		}
+	}
+	return a, w, nil
+}
+
 // WorkerMain is the whole main of a worker's Lambda.
 func WorkerMain(name string) {
 	h, err := WorkerHandler(context.Background(), name, os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, name+":", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	start(name, h, err)
 }

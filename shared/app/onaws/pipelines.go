@@ -3,15 +3,11 @@ package onaws
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"os"
 
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/stepfn"
 )
@@ -39,15 +35,12 @@ type StepHandler func(context.Context, pipelines.StepEvent) (pipelines.StepEvent
 // payload as the event): advance, await, abandon. An error fails the
 // task, which the state machine retries.
 func PipelineStepHandler(ctx context.Context, getenv func(string) string, opts ...Option) (StepHandler, error) {
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", "pipeline-step"), opts, api.OnlyGroup("api-jobs"))
-	if err != nil {
-		return nil, err
-	}
 	if getenv(StateMachineEnv) == "" {
 		return nil, errors.New("pipeline-step without its state machine: " + StateMachineEnv + " is required")
 	}
-	if a.Engine == nil {
-		return nil, errors.New("pipeline-step without its queues or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
+	a, _, err := buildWorker(ctx, "pipeline-step", getenv, opts)
+	if err != nil {
+		return nil, err
 	}
 	return func(ctx context.Context, ev pipelines.StepEvent) (pipelines.StepEvent, error) {
 		return a.Pipelines.HandleStep(ctx, ev)
@@ -57,9 +50,5 @@ func PipelineStepHandler(ctx context.Context, getenv func(string) string, opts .
 // PipelineStepMain is the whole main of the pipeline-step Lambda.
 func PipelineStepMain() {
 	h, err := PipelineStepHandler(context.Background(), os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pipeline-step:", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	start("pipeline-step", h, err)
 }

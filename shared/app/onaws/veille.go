@@ -2,15 +2,10 @@ package onaws
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/veille"
 )
 
@@ -23,14 +18,8 @@ type TickHandler func(context.Context, events.CloudWatchEvent) (veille.TickResul
 // function the local runtime's ticker calls. Overlapping invocations
 // start each due replay once (the tick's conditional writes).
 func VeilleTickHandler(ctx context.Context, getenv func(string) string, opts ...Option) (TickHandler, error) {
-	a, err := build(ctx, getenv, slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("worker", "veille-tick"), opts, api.OnlyGroup("api-jobs"))
+	a, _, err := buildWorker(ctx, "veille-tick", getenv, opts)
 	if err != nil {
-		return nil, err
-	}
-	if a.Engine == nil {
-		return nil, errors.New("veille-tick without its queues or bucket: SVC_QUEUE_TASKS_URL and SVC_BUCKET are required")
-	}
-	if err := a.Scrape.Warm(); err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, _ events.CloudWatchEvent) (veille.TickResult, error) {
@@ -41,9 +30,5 @@ func VeilleTickHandler(ctx context.Context, getenv func(string) string, opts ...
 // VeilleTickMain is the whole main of the veille-tick Lambda.
 func VeilleTickMain() {
 	h, err := VeilleTickHandler(context.Background(), os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "veille-tick:", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	start("veille-tick", h, err)
 }

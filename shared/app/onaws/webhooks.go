@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/app"
@@ -88,11 +87,7 @@ func WebhookHandler(ctx context.Context, getenv func(string) string, opts ...Opt
 // WebhookMain is the whole main of the webhook-sender Lambda.
 func WebhookMain() {
 	h, err := WebhookHandler(context.Background(), os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "webhook-sender:", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	start("webhook-sender", h, err)
 }
 
 // itemOf converts a stream image to a store item, with the store's value
