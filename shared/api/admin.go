@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
@@ -25,9 +24,9 @@ func (s *Server) adminRoutes() []Route {
 	a := s.d.Accounts
 	setActive := func(active bool) func(http.ResponseWriter, *http.Request, *Caller) error {
 		return func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
-			id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-			if err != nil || id <= 0 {
-				return apperr.Missing()
+			id, err := pathID(r, "id")
+			if err != nil {
+				return err
 			}
 			u, err := a.SetActive(r.Context(), id, active)
 			if err != nil {

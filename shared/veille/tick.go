@@ -15,8 +15,8 @@ import (
 	"github.com/prospectdata/svc/shared/store"
 )
 
-// TickBatch bounds the veilles started and the runs computed by one
-// tick; the next tick takes the rest.
+// TickBatch bounds the veilles started and the runs settled (computed or
+// failed) by one tick; the next tick takes the rest.
 const TickBatch = 50
 
 // startGrace is how long a claimed run may go without its replay before
@@ -73,15 +73,13 @@ func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 			res.Started++
 		}
 	}
-	pending, err := tbl.Query(ctx, store.Query{Index: "gsi2", PK: pendingPK, Limit: TickBatch})
-	if err != nil {
-		return res, errors.Join(append(errs, fmt.Errorf("pending veille runs: %w", err))...)
-	}
-	for _, it := range pending.Items {
+	// Every pending run is looked at (the ones still replaying are skipped
+	// at the cost of a read), the first TickBatch that ended settled.
+	err = store.ForEach(ctx, tbl, store.Query{Index: "gsi2", PK: pendingPK}, func(it store.Item) error {
 		d, err := runFrom(it)
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			return nil
 		}
 		done, err := s.settle(ctx, d, now)
 		switch {
@@ -92,6 +90,13 @@ func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 		case done == RunFailed:
 			res.Failed++
 		}
+		if res.Computed+res.Failed >= TickBatch {
+			return store.ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("pending veille runs: %w", err))
 	}
 	return res, errors.Join(errs...)
 }
