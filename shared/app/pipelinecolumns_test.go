@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -100,7 +101,7 @@ func TestPipelineColumnGuarantee(t *testing.T) {
 		}
 	}
 	top := slices.Clone(kept)
-	slices.SortStableFunc(top, func(a, b int) int { return -cmpFloat(num(t, scores[a]), num(t, scores[b])) })
+	slices.SortStableFunc(top, func(a, b int) int { return -cmp.Compare(num(t, scores[a]), num(t, scores[b])) })
 	top = top[:5]
 	all := make([]int, len(orig))
 	for i := range all {
@@ -232,16 +233,6 @@ func num(t *testing.T, s string) float64 {
 		t.Fatalf("score %q: %v", s, err)
 	}
 	return f
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestPipelineInputReasons: input-columns and filter-preview answer every

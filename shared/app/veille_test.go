@@ -155,21 +155,7 @@ func TestVeilleRunsAndSignals(t *testing.T) {
 	if forced["next_run_at"].(string) > time.Now().UTC().Add(time.Minute).Format(time.RFC3339) {
 		t.Fatalf("forced: %v", forced)
 	}
-	ctx := context.Background()
-	var run map[string]any
-	for end := time.Now().Add(2 * time.Minute); run == nil; time.Sleep(50 * time.Millisecond) {
-		if _, err := e.App.Veille.Tick(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range c.Do("GET", "/api/veille/"+id+"/runs", nil).Must(t, 200).JSON()["items"].([]any) {
-			if m := r.(map[string]any); m["is_baseline"] == false {
-				run = m
-			}
-		}
-		if time.Now().After(end) {
-			t.Fatal("no run computed within 2 minutes")
-		}
-	}
+	run := tickUntilRun(t, e, c, id)
 	n := func(k string) int { return int(run[k].(float64)) }
 	if n("new_count")+n("modified_count")+n("unchanged_count") != n("total_count") ||
 		n("removed_count")+n("modified_count")+n("unchanged_count") != n("prev_total_count") {
@@ -253,6 +239,23 @@ func TestVeilleRunsAndSignals(t *testing.T) {
 	if after["run_count"] != 2.0 || after["last_run_job_id"] != run["job_id"] {
 		t.Errorf("after the run: %v", after)
 	}
+}
+
+// tickUntilRun ticks until the veille has a computed run after its
+// baseline, and returns the latest.
+func tickUntilRun(t *testing.T, e *apptest.Env, c *apptest.Client, id string) map[string]any {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if _, err := e.App.Veille.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		runs := c.Do("GET", "/api/veille/"+id+"/runs", nil).Must(t, 200).JSON()["items"].([]any)
+		if m := runs[0].(map[string]any); m["is_baseline"] == false {
+			return m
+		}
+	}
+	t.Fatalf("veille %s: no run computed within 2 minutes", id)
+	return nil
 }
 
 func indexOf(header []string, name string) int {
@@ -414,20 +417,7 @@ func TestVeilleSchedule(t *testing.T) {
 	if want := e.Clock.Now().UTC().Add(48 * time.Hour).Truncate(time.Second).Format(time.RFC3339); v["next_run_at"] != want {
 		t.Errorf("next_run_at %v, want %s", v["next_run_at"], want)
 	}
-	var run map[string]any
-	for end := time.Now().Add(2 * time.Minute); run == nil; time.Sleep(50 * time.Millisecond) {
-		if _, err := e.App.Veille.Tick(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range c.Do("GET", "/api/veille/"+onPipe+"/runs", nil).Must(t, 200).JSON()["items"].([]any) {
-			if m := r.(map[string]any); m["is_baseline"] == false {
-				run = m
-			}
-		}
-		if time.Now().After(end) {
-			t.Fatal("the pipeline's run was not computed")
-		}
-	}
+	run := tickUntilRun(t, e, c, onPipe)
 	// Same world day: the replay finds what the source found.
 	if run["new_count"] != 0.0 || run["removed_count"] != 0.0 || run["modified_count"] != 0.0 || run["job_status"] != "done" {
 		t.Errorf("a same-day replay changed: %v", run)

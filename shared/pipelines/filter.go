@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -246,7 +247,7 @@ func (r *crule) match(row []string) bool {
 	}
 	var c int
 	if n, ok := parseNumber(cell); ok && r.isN {
-		c = cmpFloat(n, r.num)
+		c = cmp.Compare(n, r.num)
 	} else {
 		if r.op != "=" && r.op != "!=" && cell == "" {
 			return false // an empty cell is neither above nor below a value
@@ -268,16 +269,6 @@ func (r *crule) match(row []string) bool {
 		return c <= 0
 	}
 	return false
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseNumber reads "4.5", "4,5", " 12 ", "1 234" as numbers; not "12 rue".

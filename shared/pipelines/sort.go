@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -51,7 +52,7 @@ func less(a, b *sortKey, desc bool) bool {
 	}
 	var c int
 	if a.isNum {
-		c = cmpFloat(a.num, b.num)
+		c = cmp.Compare(a.num, b.num)
 	} else {
 		c = strings.Compare(a.text, b.text)
 	}
