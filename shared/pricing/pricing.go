@@ -99,6 +99,10 @@ const LowPriorityFactor = 0.7
 // normal price is ef, rounded to the cent.
 func LowPriority(ef float64) float64 { return math.Round(ef*LowPriorityFactor*100) / 100 }
 
+// EFPerLookup is the price of one lookup of a place by its id (a
+// veille's churn check): one provider request, like a search.
+const EFPerLookup = EFPerSearch
+
 // Params are the cost drivers of one scrape.
 type Params struct {
 	Tiles          int // distinct base tiles over the union of zones

@@ -13,6 +13,7 @@ import (
 	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/rowdiff"
 	"github.com/prospectdata/svc/shared/store"
@@ -31,8 +32,6 @@ const (
 	MaxLookups = 10_000
 	// lookupWorkers is how many lookups run at once.
 	lookupWorkers = 8
-	// SampleCap is each bucket's preview size in a run's samples.
-	SampleCap = 20
 )
 
 // candidate is a place of the previous run the replay did not list.
@@ -70,7 +69,7 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 		}
 	}()
 
-	samples := rowdiff.NewSamples(SampleCap)
+	samples := rowdiff.NewSamples(rowdiff.DefaultSampleCap)
 	var signals []rowdiff.Signal
 	var cands []*candidate
 	head := &firstBytes{r: io.TeeReader(cur, rows), max: maxHeaderBytes}
@@ -198,7 +197,7 @@ func (s *Service) lookup(ctx context.Context, r *record, cands []*candidate) int
 		return 0
 	}
 	if s.d.Ledger != nil {
-		charge, fits := s.d.Ledger.ChargeOp(r.UserID, float64(len(cands))*EFPerLookup)
+		charge, fits := s.d.Ledger.ChargeOp(r.UserID, float64(len(cands))*pricing.EFPerLookup)
 		if !fits {
 			s.d.Log.WarnContext(ctx, "veille: no EF left for the churn check", "veille", r.ID, "lookups", len(cands))
 			return 0
@@ -232,10 +231,6 @@ func (s *Service) lookup(ctx context.Context, r *record, cands []*candidate) int
 	wg.Wait()
 	return len(cands)
 }
-
-// EFPerLookup is the price of one lookup of the churn check: one provider
-// request, like a search (docs/pricing.md).
-const EFPerLookup = 1.0
 
 // freshRow is the previous row of a place with its provider columns as the
 // lookup gives them now. The place id stays the one looked up (the
