@@ -55,11 +55,13 @@ emulators-down:
 infra-test: build $(NODE_DIR)/package.json
 	cd infra && PATH=$(NODE_DIR)/node_modules/.bin:$$PATH GOFLAGS=-mod=mod $(GO) test -count=1 ./...
 
-# The npm tools of tools/package.json, installed again when it changes.
-$(NODE_DIR)/package.json: tools/package.json
+# The npm tools of tools/package.json, installed again when it or its
+# lockfile changes. The lockfile pins the whole tree (npm ci), so a registry
+# half-way through publishing a dependency's release cannot break the build.
+$(NODE_DIR)/package.json: tools/package.json tools/package-lock.json
 	mkdir -p $(NODE_DIR)
-	cp tools/package.json $(NODE_DIR)/package.json
-	cd $(NODE_DIR) && npm install --no-audit --no-fund --no-package-lock --loglevel=error || { rm -f package.json; exit 1; }
+	cp tools/package.json tools/package-lock.json $(NODE_DIR)/
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error || { rm -f package.json; exit 1; }
 
 ## openapi-check: the served /api/openapi.json loads in a real OpenAPI 3.1 validator
 openapi-check: $(NODE_DIR)/package.json

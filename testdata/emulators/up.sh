@@ -15,9 +15,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 dir="${1:?usage: up.sh EMU_DIR}"
 ddb_pkg=amplify-dynamodb-simulator@2.9.30
 mkdir -p "$dir"
-if ! cmp -s "$here/package.json" "$dir/package.json" || [ ! -x "$dir/node_modules/.bin/node" ]; then
-  cp "$here/package.json" "$dir/package.json"
-  (cd "$dir" && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
+# The lockfile pins the whole tree: fauxqs asks for the AWS SDK with caret
+# ranges, and a registry in the middle of an SDK release offers a version
+# whose own dependencies it does not have yet.
+if ! cmp -s "$here/package.json" "$dir/package.json" || ! cmp -s "$here/package-lock.json" "$dir/package-lock.json" ||
+  [ ! -x "$dir/node_modules/.bin/node" ]; then
+  cp "$here/package.json" "$here/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ ! -f "$dir/ddb/$ddb_pkg" ]; then
   rm -rf "$dir/ddb" && mkdir -p "$dir/ddb"
