@@ -10,9 +10,10 @@ import (
 	"github.com/prospectdata/svc/shared/webhooks"
 )
 
-// Queue names. Work tasks (tile batches, item batches) and webhook
-// deliveries each have a dead-letter queue that receives a message after
-// MaxReceives failed deliveries; an alarm watches each dead-letter queue.
+// Queue names. Work (a job's start and tiles, item batches, single runs,
+// finalizes) and webhook deliveries each have a dead-letter queue that
+// receives a message after MaxReceives failed deliveries; an alarm watches
+// each dead-letter queue.
 const (
 	QueueTasks         = "tasks"
 	QueueTasksDLQ      = "tasks-dlq"
@@ -20,24 +21,61 @@ const (
 	QueueEnrichDLQ     = "enrich-dlq"
 	QueueSources       = "sources"
 	QueueSourcesDLQ    = "sources-dlq"
+	QueueFinalize      = "finalize"
+	QueueFinalizeDLQ   = "finalize-dlq"
 	QueueDeliveries    = webhooks.QueueName
 	QueueDeliveriesDLQ = "deliveries-dlq"
+	// QueueStreamDLQ receives a note of the event-stream records the
+	// webhook fan-out failed past its retries (no message of a queue:
+	// the stream's on-failure destination), apart from failed deliveries.
+	QueueStreamDLQ = "stream-dlq"
 )
 
+// GiveUpAfter is the delivery of a work message on which the engine stops
+// retrying and records a give-up for its tile, batch or step (the job then
+// ends without it). It is the one source of the work queues' redrive: their
+// MaxReceives is GiveUpAfter+1, so a delivery that records the give-up is
+// always made (and a second one, when the process dies while recording it)
+// before SQS moves the message to its dead-letter queue. infra checks it.
+const GiveUpAfter = 4
+
+// VisibilityFactor: a queue's visibility timeout is at least this many
+// times its consumer's function timeout, as AWS advises for an SQS event
+// source (a message a killed invocation held reappears only after it).
+const VisibilityFactor = 6
+
 // Queues lists every queue the service uses, with its redrive settings. The
-// local runtime opens them on bbolt; the CDK app creates them on SQS.
+// local runtime opens them on bbolt; the CDK app creates them on SQS. A
+// consumed queue's visibility is VisibilityFactor times its worker's
+// timeout (Workers), so the two cannot drift apart.
 func Queues() []queue.Config {
-	return []queue.Config{
-		{Name: QueueTasks, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueTasksDLQ},
-		{Name: QueueTasksDLQ, VisibilityTimeout: time.Minute},
-		{Name: QueueEnrich, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5, DeadLetter: QueueEnrichDLQ},
-		{Name: QueueEnrichDLQ, VisibilityTimeout: time.Minute},
-		// Above the sources worker's 15 minutes.
-		{Name: QueueSources, VisibilityTimeout: 16 * time.Minute, MaxReceives: 3, DeadLetter: QueueSourcesDLQ},
-		{Name: QueueSourcesDLQ, VisibilityTimeout: time.Minute},
-		{Name: QueueDeliveries, VisibilityTimeout: time.Minute, MaxReceives: 5, DeadLetter: QueueDeliveriesDLQ},
-		{Name: QueueDeliveriesDLQ, VisibilityTimeout: time.Minute},
+	work := func(name, dlq string) []queue.Config {
+		return []queue.Config{
+			{Name: name, VisibilityTimeout: consumerVisibility(name), MaxReceives: GiveUpAfter + 1, DeadLetter: dlq},
+			{Name: dlq, VisibilityTimeout: time.Minute},
+		}
 	}
+	var qs []queue.Config
+	qs = append(qs, work(QueueTasks, QueueTasksDLQ)...)
+	qs = append(qs, work(QueueEnrich, QueueEnrichDLQ)...)
+	qs = append(qs, work(QueueSources, QueueSourcesDLQ)...)
+	qs = append(qs, work(QueueFinalize, QueueFinalizeDLQ)...)
+	return append(qs,
+		queue.Config{Name: QueueDeliveries, VisibilityTimeout: consumerVisibility(QueueDeliveries), MaxReceives: 5, DeadLetter: QueueDeliveriesDLQ},
+		queue.Config{Name: QueueDeliveriesDLQ, VisibilityTimeout: time.Minute},
+		queue.Config{Name: QueueStreamDLQ, VisibilityTimeout: time.Minute},
+	)
+}
+
+// consumerVisibility is VisibilityFactor times the timeout of the worker
+// consuming queue q.
+func consumerVisibility(q string) time.Duration {
+	for _, w := range Workers() {
+		if w.Queue == q {
+			return VisibilityFactor * time.Duration(w.TimeoutS) * time.Second
+		}
+	}
+	panic("app: queue " + q + " has no worker") // a programming error, caught by every test
 }
 
 // OutputRetention is how long job outputs stay downloadable (the value
@@ -111,14 +149,21 @@ func Workers() []Worker {
 	return []Worker{{
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
 		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
+		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
 	}, {
 		// Enrichment: the batches of item jobs (a module over 20 items),
 		// which fetch websites; the last batch sends its job's finalize
 		// to the tasks queue. Items run at once within a batch, each
 		// bounded by enrich.ItemTimeout.
 		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
+		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
+	}, {
+		// Finalizes: the merge of a job's parts into its CSV (up to
+		// 2,000,000 rows) and the JSON and XLSX derived from it, each its
+		// own message, so that the largest job's merge takes a fraction of
+		// Lambda's longest timeout.
+		Name: "job-finalizer", Queue: QueueFinalize, Tables: []string{"accounts", "jobs", "events"},
+		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 3008, TimeoutS: 900,
 	}, {
 		// Single-run jobs: viewport tests, delivery checks (IMAP), sirene
 		// searches, which page the registers API at its rate for minutes
