@@ -8,7 +8,7 @@ EMU_DIR   := $(TOOLS)/emulators
 VALIDATOR := $(NODE_DIR)/node_modules/.bin/validate-api
 ASL       := $(NODE_DIR)/node_modules/.bin/asl-validator
 CDK       := $(NODE_DIR)/node_modules/.bin/cdk
-FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-* functions/veille-*))
+FUNCTIONS := $(notdir $(wildcard functions/api-* functions/worker-* functions/webhook-* functions/pipeline-* functions/veille-* functions/job-*))
 # The invitation code accepted by a local `make run` unless one is given,
 # and the local admin's email (the server listens on 127.0.0.1 only).
 SVC_INVITATION_CODES ?= bienvenue
