@@ -6,6 +6,7 @@
 package provider
 
 import (
+	"fmt"
 	"context"
 	"errors"
 
@@ -113,6 +114,18 @@ type Provider interface {
 // ErrTransient marks a failure worth retrying later (rate limit, server
 // error, timeout).
 var ErrTransient = errors.New("provider: transient failure")
+
+// ErrRateLimited marks a transient failure that is the provider telling
+// the caller to slow down (HTTP 429, a per-minute quota): errors wrapping
+// it also wrap ErrTransient, and the fleet-wide limiter slows every
+// worker, not only the request that met it.
+var ErrRateLimited = fmt.Errorf("%w: rate limited", ErrTransient)
+
+// ErrRefused marks a failure no retry can mend for any request of the
+// job: the key refused or invalid, the API disabled, a quota exhausted for
+// the day, the provider refusing the account (HTTP 403, 400 invalid key).
+// A scrape meeting it fails at once with the provider's reason.
+var ErrRefused = errors.New("provider: refused")
 
 // ErrNotFound reports a place id the provider does not know.
 var ErrNotFound = errors.New("provider: no such place")
