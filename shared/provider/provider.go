@@ -6,9 +6,9 @@
 package provider
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/paulmach/orb"
 )
