@@ -22,11 +22,16 @@ const Table = "jobs"
 //     transaction of every creation and terminal transition;
 //   - the engine's records under the job's partition (tasks, logs);
 //   - a pool's lease, LEASE#<pool> / LEASE, and its queue of waiting jobs
-//     on the sparse index gsi2 (pool.go).
+//     on the sparse index gsi2 (pool.go);
+//   - the jobs that have not ended, by their last progress, on the sparse
+//     index gsi3 (active.go), which the sweep of stuck jobs reads.
 func Schema() store.Schema {
 	return store.Schema{
 		Name: Table, PK: "pk", SK: "sk", TTL: "ttl",
-		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}, {Name: "gsi2", PK: "gsi2pk", SK: "gsi2sk"}},
+		Indexes: []store.Index{
+			{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}, {Name: "gsi2", PK: "gsi2pk", SK: "gsi2sk"},
+			{Name: ActiveIndex, PK: "gsi3pk", SK: "gsi3sk"},
+		},
 	}
 }
 
@@ -75,6 +80,9 @@ func item(j *Job) (store.Item, error) {
 	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
+	}
+	if pk, sk, ok := activeAttrs(j); ok {
+		it["gsi3pk"], it["gsi3sk"] = pk, sk
 	}
 	return it, nil
 }

@@ -54,6 +54,8 @@ func StartOp(j *Job, now time.Time, extra store.Update) (store.TxOp, error) {
 	next.Status = Running
 	t := formatTime(now)
 	next.StartedAt = &t
+	// Its stamp on the active index: the start is progress.
+	extra = append(store.Update{}.Set("gsi3pk", ActivePK).Set("gsi3sk", ProgressSK(j.ID, now)), extra...)
 	op, err := docOp(&next, extra, store.Eq("status", string(Pending)))
 	if err != nil {
 		return op, err
@@ -93,12 +95,24 @@ func withResume(j *Job, ops ...store.TxOp) []store.TxOp {
 // completed_at and error_message, and the release of the slot. The job's
 // operation is first.
 func FailOps(j *Job, now time.Time, msg string) ([]store.TxOp, error) {
+	return FailOpsWith(j, now, msg, nil, nil)
+}
+
+// FailOpsWith is FailOps with the caller's actions on the job's item
+// (extra) and a condition added to its own (also; nil for none): the
+// engine refunds a failed scrape's unanswered searches in the same
+// transaction, once.
+func FailOpsWith(j *Job, now time.Time, msg string, extra store.Update, also *store.Cond) ([]store.TxOp, error) {
 	next := *j
 	next.Status = Failed
 	t := formatTime(now)
 	next.CompletedAt = &t
 	next.ErrorMessage = &msg
-	op, err := docOp(&next, nil, store.Or(store.Eq("status", string(Pending)), store.Eq("status", string(Running))))
+	cond := store.Or(store.Eq("status", string(Pending)), store.Eq("status", string(Running)))
+	if also != nil {
+		cond = store.And(cond, also)
+	}
+	op, err := docOp(&next, extra, cond)
 	if err != nil {
 		return nil, err
 	}
@@ -121,13 +135,16 @@ func Transition(ctx context.Context, db store.DB, jobOp int, ops ...store.TxOp) 
 // docOp rewrites the job's status and document. Every transition leaves
 // pending or running, so it also takes the job out of its pool's queue
 // (where a job waiting for the lease is; removing absent attributes is a
-// no-op).
+// no-op), and a terminal one out of the active index.
 func docOp(j *Job, extra store.Update, cond *store.Cond) (store.TxOp, error) {
 	doc, err := json.Marshal(j)
 	if err != nil {
 		return store.TxOp{}, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
 	u := unqueue(store.Update{}.Set("status", string(j.Status)).Set("doc", string(doc)))
+	if j.Status.Terminal() {
+		u = unactive(u)
+	}
 	u = append(u, extra...)
 	return store.UpdateOp(Table, jobKey(j.ID), u, store.And(store.Exists("pk"), cond)), nil
 }
