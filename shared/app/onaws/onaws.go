@@ -101,6 +101,12 @@ const lambdaStreamFor = 8 * time.Second
 // build wires the app over the AWS adapters the environment names: the
 // tables, the queues and the bucket the stack gave this function, SES.
 func build(ctx context.Context, getenv func(string) string, log *slog.Logger, adapt []Option, opts ...api.Option) (*app.App, error) {
+	// The keys the stack keeps in Secrets Manager (SecretsEnv), read once
+	// at init, before the configuration that needs them.
+	getenv, err := withSecrets(ctx, getenv, log)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.FromEnv(getenv)
 	if err != nil {
 		return nil, err
