@@ -20,6 +20,8 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/events"
+	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/exports"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
@@ -70,6 +72,12 @@ type Adapters struct {
 	// Pipelines runs the pipelines' executions (Step Functions on AWS);
 	// nil runs them in process.
 	Pipelines pipelines.Executor
+	// ResponseCap is the largest HTTP response the runtime can send (a
+	// Lambda's 6 MB behind API Gateway, with its short timeout); 0: no
+	// cap (the local server). Under a cap the API serves no large body:
+	// items pages stop before it, JSON and XLSX are made by workers, the
+	// account export is built by a worker into the file store.
+	ResponseCap int
 }
 
 // App is the assembled service.
@@ -146,10 +154,12 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	var eng *engine.Engine
 	var ps *pipelines.Service // the jobs' and the engine's hooks move pipelines on; set below
 	var started func(context.Context, *jobs.Job) error
-	var js *jobs.Service // the engine's overtime hook calls it; set below
+	var js *jobs.Service    // the engine's overtime hook calls it; set below
+	var xs *exports.Service // the engine's export hook calls it; set below
 	if ad.Queue != nil && ad.Files != nil {
 		eng = engine.New(engine.Deps{
-			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, SingleQueue: QueueSources, Files: ad.Files, Provider: prov, Scrape: sc,
+			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, SingleQueue: QueueSources, FinalizeQueue: QueueFinalize,
+			Files: ad.Files, Provider: prov, Scrape: sc,
 			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
 			Modules: mods,
 			Runners: map[string]engine.Runner{
@@ -161,13 +171,19 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			OnPartial:  func(ctx context.Context, j *jobs.Job) { ps.JobEnded(ctx, j) },
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
+			OnExport:   func(ctx context.Context, uid int64) error { return xs.Build(ctx, uid) },
 		})
 		started = eng.Start
+	}
+	var derive func(context.Context, string, export.Format) error
+	if eng != nil && ad.ResponseCap > 0 {
+		derive = eng.Derive
 	}
 	onJobEvent := jobEvent(evs, cfg.BaseURL, ad.Log)
 	js = jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
 		ModuleSource: mods.Source, Files: ad.Files, Started: started, Log: ad.Log,
+		Derive: derive, ItemsPageBytes: itemsPageBytes(ad.ResponseCap),
 		OnTerminal: func(ctx context.Context, j *jobs.Job) {
 			onJobEvent(ctx, j)
 			ps.JobEnded(ctx, j)
@@ -193,15 +209,27 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
 	})
 	acc.AddHolder(wh)
+	if eng != nil {
+		xs = exports.New(exports.Deps{Files: ad.Files, Accounts: acc, Request: eng.RequestExport, Now: ad.Now, Log: ad.Log})
+	}
+	var capped *exports.Service // the API builds the export in a worker only under a response cap
+	if ad.ResponseCap > 0 {
+		capped = xs
+	}
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
-		Pipelines: ps, Veille: vs,
+		Pipelines: ps, Veille: vs, Exports: capped,
 		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Pipelines: ps, Veille: vs, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
 }
+
+// itemsPageBytes bounds an items page under a response cap: 11/12 of it
+// (5.5 MiB of a Lambda's 6 MiB), the rest left to the headers and the
+// response's envelope.
+func itemsPageBytes(responseCap int) int { return responseCap / 12 * 11 }
 
 // lateJobs reads a job service built after the engine that needs it.
 type lateJobs struct{ js **jobs.Service }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,11 +34,16 @@ type Deps struct {
 	// a Lambda with the longest timeout, as a sirene search may take
 	// minutes.
 	SingleQueue string
-	Files       blob.Store
-	Provider    provider.Provider
-	Scrape      *scrape.Service
-	Now         func() time.Time
-	Log         *slog.Logger
+	// FinalizeQueue carries the merges of a job's parts into its output
+	// (finalize, salvage), the formats derived from it (derive) and the
+	// account exports (default QueueName): on AWS a Lambda with the
+	// longest timeout and the most memory.
+	FinalizeQueue string
+	Files         blob.Store
+	Provider      provider.Provider
+	Scrape        *scrape.Service
+	Now           func() time.Time
+	Log           *slog.Logger
 
 	// Workers is how many provider requests this process runs at once,
 	// over all the messages it handles (default pricing.Workers).
@@ -95,6 +101,9 @@ type Deps struct {
 	// repairs no other message triggers, such as a pool lease left by a
 	// process that died (jobs.Service.Promote).
 	OnSweep func(ctx context.Context) error
+	// OnExport builds an account's data export into the file store (an
+	// export message, RequestExport); nil drops such messages.
+	OnExport func(ctx context.Context, uid int64) error
 
 	// Modules are the enrichment modules item jobs run (nil: item jobs
 	// fail, saying their module cannot run here).
@@ -130,6 +139,9 @@ func New(d Deps) *Engine {
 	}
 	if d.SingleQueue == "" {
 		d.SingleQueue = d.ItemQueue
+	}
+	if d.FinalizeQueue == "" {
+		d.FinalizeQueue = d.QueueName
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -253,7 +265,11 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 	case kindBatch:
 		return e.handleBatch(ctx, m)
 	case kindSingle:
-		return e.handleSingle(ctx, m)
+		return e.afterSingle(ctx, m, e.handleSingle(ctx, m))
+	case kindDerive:
+		return e.handleDerive(ctx, m)
+	case kindExport:
+		return e.handleExport(ctx, m)
 	case kindSalvage:
 		return e.handleSalvage(ctx, m)
 	case kindSweep:
@@ -296,6 +312,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.d.SingleQueue != e.d.QueueName && e.d.SingleQueue != e.d.ItemQueue {
 		for range e.d.Handlers {
 			wg.Go(func() { e.loop(ctx, e.d.SingleQueue) })
+		}
+	}
+	if !slices.Contains([]string{e.d.QueueName, e.d.ItemQueue, e.d.SingleQueue}, e.d.FinalizeQueue) {
+		for range e.d.Handlers {
+			wg.Go(func() { e.loop(ctx, e.d.FinalizeQueue) })
 		}
 	}
 	wg.Wait()

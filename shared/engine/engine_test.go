@@ -591,7 +591,7 @@ func (failingFiles) Put(context.Context, string, io.Reader, string) (int64, erro
 }
 
 // TestFailures: a job whose output cannot be built fails at once, one
-// whose tasks keep failing fails after GiveUpAfter deliveries; both
+// whose finalize keeps failing fails after GiveUpAfter deliveries; both
 // release their slot and are told to OnTerminal.
 func TestFailures(t *testing.T) {
 	for _, tt := range []struct {
@@ -600,7 +600,9 @@ func TestFailures(t *testing.T) {
 		msg  string
 	}{
 		{"part missing", func(s blob.Store) blob.Store { return missingParts{s} }, "A part of the job's results is missing"},
-		{"file store down", func(s blob.Store) blob.Store { return failingFiles{s} }, "An internal error kept the job"},
+		// Its tasks with rows are given up, the others close, then its
+		// output cannot be written.
+		{"file store down", func(s blob.Store) blob.Store { return failingFiles{s} }, "The output could not be built: it kept failing (2 attempts)."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, newWorld(), envOpts{wrapFiles: tt.wrap, deps: func(d *Deps) { d.GiveUpAfter = 2 }})

@@ -113,7 +113,7 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 		}
 	}
 	if it.Int(attrOpenTasks) == 0 {
-		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+		return e.closeOut(ctx, j, it)
 	}
 	done := map[string]bool{}
 	if resend {
@@ -216,10 +216,7 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
 	switch {
 	case err == nil && tit.String("state") == stateDone:
-		if jit.Int(attrOpenTasks) == 0 {
-			return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
-		}
-		return nil
+		return e.afterClose(ctx, j, jit)
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
@@ -239,12 +236,13 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 		store.PutOp(jobs.Table, withTTL(store.Item{
 			"pk": tk.PK, "sk": tk.SK, "state": stateDone, "rows": n,
 		}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))),
-		store.UpdateOp(jobs.Table, jobs.Key(j.ID), store.Update{}.
+		store.UpdateOp(jobs.Table, jobs.Key(j.ID), e.stampProgress(store.Update{}.
 			Add("processed_points", n).
 			Add("results_count", n).
 			Add("error_count", int64(out.unreachable)).
 			Add(attrFound, int64(out.found)).
-			Add(attrOpenTasks, -1), store.Eq("status", string(jobs.Running))),
+			Add(attrAnswered, n).
+			Add(attrOpenTasks, -1), j, jit), store.Eq("status", string(jobs.Running))),
 	}
 	err = e.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError
@@ -259,18 +257,13 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	if err != nil {
 		return err
 	}
-	if after.Int(attrOpenTasks) == 0 {
-		if err := e.send(ctx, message{Kind: kindFinalize, Job: j.ID}); err != nil {
-			return err
-		}
-	}
 	if b, ok := parseBatchID(m.Task); ok && (b+1)%e.d.LogEvery == 0 {
 		done, total := after.Int("processed_points"), int64(j.GridPointsCount)
 		e.logAt(ctx, j, after.Int(attrLogSeq), false,
 			fmt.Sprintf("Progress: %d/%d items, %d enriched, %d unreachable.", done, total, after.Int(attrFound), after.Int("error_count")),
 			fmt.Sprintf("Progression : %d/%d éléments, %d enrichis, %d injoignables.", done, total, after.Int(attrFound), after.Int("error_count")))
 	}
-	return nil
+	return e.afterClose(ctx, j, after)
 }
 
 // runItems runs the module over a batch's items, ItemWorkers at once over

@@ -83,7 +83,7 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 	}
 	if it.Int(attrOpenTasks) == 0 {
 		// Every task is done: the finalize message may have been lost.
-		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
+		return e.closeOut(ctx, j, it)
 	}
 	done := map[string]bool{}
 	if resend {

@@ -60,8 +60,9 @@ func OutputKey(job string) string { return jobs.OutputKey(job) }
 type unitResult struct {
 	places    []provider.Place
 	attempts  int
-	failed    bool // a request failed for good: error_count
-	saturated bool // the search listed the provider's cap
+	failed    bool  // a request failed for good: error_count
+	err       error // why, when failed
+	saturated bool  // the search listed the provider's cap
 }
 
 // taskResult is a task's work before its transaction.
@@ -74,6 +75,10 @@ type taskResult struct {
 	stats    map[int]int // per query index: places kept in a zone
 	split    []int       // query indexes whose search saturated below max depth
 	skipped  bool        // closed by stop_at without searching
+	// answered and failed count the task's units (outcome.go); lastErr
+	// is the cause of its last failed one.
+	answered, failed int
+	lastErr          string
 }
 
 // handleTask does one task: see the package comment.
@@ -181,7 +186,13 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		Add("total_attempts_count", int64(res.attempts)).
 		Add("error_count", int64(res.errors)).
 		Add("flagged_tiles_count", int64(res.flagged)).
-		Add(attrOpenTasks, int64(len(children)-1))
+		Add(attrOpenTasks, int64(len(children)-1)).
+		Add(attrAnswered, int64(res.answered)).
+		Add(attrFailed, int64(res.failed))
+	if res.lastErr != "" {
+		u = u.Set(attrLastError, res.lastErr)
+	}
+	u = e.stampProgress(u, j, jit)
 	ops = append(ops, store.UpdateOp(table, jobs.Key(j.ID), u, store.Eq("status", string(jobs.Running))))
 	err = e.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError
@@ -202,13 +213,8 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if err != nil {
 		return err
 	}
-	if after.Int(attrOpenTasks) == 0 {
-		if err := e.send(ctx, message{Kind: kindFinalize, Job: j.ID}); err != nil {
-			return err
-		}
-	}
 	e.taskLogs(ctx, j, after, m.Task, tile, res, len(children))
-	return nil
+	return e.afterClose(ctx, j, after)
 }
 
 // resendAfter is the work of a task found done: its children still
@@ -233,10 +239,7 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, t
 	if err := e.send(ctx, ms...); err != nil {
 		return err
 	}
-	if jit.Int(attrOpenTasks) == 0 {
-		return e.send(ctx, message{Kind: kindFinalize, Job: j.ID})
-	}
-	return nil
+	return e.afterClose(ctx, j, jit)
 }
 
 // work searches the task's units, all at once (each request waits for a
@@ -259,6 +262,13 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 		})
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if errors.Is(err, provider.ErrRefused) {
+			// No retry mends it, for any search of the job: the job
+			// fails at once, and its other tasks are dropped.
+			return taskResult{}, permanent("The map provider refused the job's searches ("+cause(err)+").", err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return taskResult{}, err
 	}
@@ -274,6 +284,10 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 		res.attempts += r.attempts
 		if r.failed {
 			res.errors++
+			res.failed++
+			res.lastErr = cause(r.err)
+		} else {
+			res.answered++
 		}
 		splits := r.saturated && canSplit
 		switch {
@@ -347,7 +361,10 @@ func (e *Engine) searchUnit(ctx context.Context, req provider.Request) (unitResu
 			if ctx.Err() != nil {
 				return r, ctx.Err()
 			}
-			r.failed = true
+			if errors.Is(err, provider.ErrRefused) {
+				return r, err
+			}
+			r.failed, r.err = true, err
 			e.d.Log.Warn("engine: search failed", "query", req.Query, "bound", req.Bound, "err", err)
 			return r, nil
 		}

@@ -16,8 +16,8 @@ import (
 //
 //	gsi3pk = ACTIVE#JOB, gsi3sk = <progress, ms, 20 digits>#<id>
 //
-// The progress stamp is the creation at first, the start (pending →
-// running), then the engine's last closed task, batch or step, written at
+// The progress stamp is the creation at first (for a job waiting for its
+// pool, the moment it gets the lease), the start (pending → running), then the engine's last closed task, batch or step, written at
 // most once per ProgressEvery. Every terminal transition removes both
 // attributes (docOp), so the index holds only the jobs that have not
 // ended. The periodic sweep reads it from its oldest stamp up to a cutoff:
@@ -72,6 +72,11 @@ func Progressed(u store.Update, it store.Item, id string, now time.Time) store.U
 // running), stamped with its creation.
 func activeAttrs(j *Job) (pk, sk string, ok bool) {
 	if !j.Status.Active() {
+		return "", "", false
+	}
+	if _, _, queued := queueAttrs(j); queued {
+		// Waiting for its pool may take hours: it goes on the index
+		// when it gets the lease (acquire).
 		return "", "", false
 	}
 	return ActivePK, ProgressSK(j.ID, j.Created), true

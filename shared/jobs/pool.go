@@ -206,7 +206,9 @@ func (s *Service) acquire(ctx context.Context, pool string, heads []*Job) (taken
 			store.PutOp(Table, store.Item{
 				"pk": leaseKey(pool).PK, "sk": leaseKey(pool).SK, "job": j.ID, "since_ms": s.d.Now().UnixMilli(),
 			}, store.NotExists("pk")),
-			store.UpdateOp(Table, jobKey(j.ID), unqueue(nil),
+			// Its wait is over: the time it has to start counts from now
+			// on the active index (the sweep of stuck jobs).
+			store.UpdateOp(Table, jobKey(j.ID), unqueue(nil).Set("gsi3pk", ActivePK).Set("gsi3sk", ProgressSK(j.ID, s.d.Now())),
 				store.And(store.Eq("status", string(Pending)), store.Exists("gsi2pk"))),
 		)
 		var txErr *store.TxConditionError

@@ -100,7 +100,8 @@ func (s *Service) rootProgress(ctx context.Context, id string) (done, open map[i
 				return nil
 			}
 			switch {
-			case it.String("state") != "done":
+			case it.String("state") != "done" || it.Bool("gave_up"):
+				// A task the engine gave up on was not searched.
 				open[n-1] = true
 			case !split:
 				done[n-1] = true

@@ -94,6 +94,11 @@ func Handler(ctx context.Context, group string, getenv func(string) string, opts
 	return Adapt(a.Server), nil
 }
 
+// ResponseCap is Lambda's cap on a synchronous invocation's response
+// payload (6 MB, counted as 6 MiB here and by the tests' runtime fake):
+// the API serves no body that could pass it (app.Adapters.ResponseCap).
+const ResponseCap = 6 << 20
+
 // lambdaStreamFor bounds a progress stream served by a Lambda, well within
 // the function's timeout and API Gateway's 29 s.
 const lambdaStreamFor = 8 * time.Second
@@ -133,6 +138,7 @@ func build(ctx context.Context, getenv func(string) string, log *slog.Logger, ad
 		Log:           log,
 		HTTPClient:    &http.Client{Timeout: 10 * time.Second},
 		Pipelines:     executor(getenv, awsCfg),
+		ResponseCap:   ResponseCap,
 	}
 	for _, o := range adapt {
 		o(&ad)
