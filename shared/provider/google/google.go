@@ -22,12 +22,21 @@
 // for an empty next page. Text Search lists at most 60 places over 3 pages
 // (Limits().Cap).
 //
-// Failures: 429, 408 and 5xx answers and network timeouts are retried with
-// exponential backoff and jitter (Retry-After honoured), up to MaxRetries
-// times, within the context; then the error wraps provider.ErrTransient.
-// Other answers (400 invalid argument or key, 403 permission denied) fail at
-// once with the API's message in an *APIError. The key travels only in the
+// Failures: 429 (a per-minute quota), 408 and 5xx answers and network
+// timeouts are retried with exponential backoff and jitter (Retry-After
+// honoured), up to MaxRetries times, within the context; then the error
+// wraps provider.ErrTransient, and provider.ErrRateLimited for a 429.
+// Answers no retry mends fail at once and wrap provider.ErrRefused: 401,
+// 403 (PERMISSION_DENIED: the API disabled, the key restricted, billing
+// off), 400 API_KEY_INVALID, a 429 of a daily quota. Other answers (400
+// invalid argument, 404) fail at once. Each error is an *APIError with the
+// API's status, message and reason. The key travels only in the
 // X-Goog-Api-Key header and is never part of an error.
+//
+// Load: with Options.Gate (the fleet limiter, provider/fleet), each request,
+// retries included, waits for its admission and reports its outcome, so
+// that every worker of the fleet shares one budget and a 429 slows them
+// all (docs/provider-load.md).
 package google
 
 import (
@@ -111,6 +120,17 @@ type Options struct {
 	// as a search without language or country does.
 	PlaceLanguage string
 	PlaceCountry  string
+	// Gate, when set, admits each request (provider/fleet's limiter).
+	Gate Gate
+}
+
+// Gate admits requests to the API. Admit waits for a request's turn within
+// ctx and returns the context to send it under and done, to be called once
+// with the request's outcome (nil, or its error: an *APIError wrapping
+// provider.ErrRateLimited slows every request of the gate). An error of
+// Admit ends the call without a request.
+type Gate interface {
+	Admit(ctx context.Context) (context.Context, func(error), error)
 }
 
 // Client is the Places API (New) provider. It is safe for concurrent use.
@@ -124,6 +144,7 @@ type Client struct {
 	now        func() time.Time
 	// language and region are Place's languageCode and regionCode.
 	language, region string
+	gate             Gate
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -152,6 +173,7 @@ func New(key string, opt Options) (*Client, error) {
 		now:        opt.Now,
 		language:   strings.TrimSpace(opt.PlaceLanguage),
 		region:     region,
+		gate:       opt.Gate,
 	}
 	if opt.HTTPClient != nil {
 		hc := *opt.HTTPClient

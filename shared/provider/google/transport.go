@@ -18,12 +18,24 @@ import (
 	"github.com/prospectdata/svc/shared/provider"
 )
 
-// APIError is an error answer of the API: its HTTP status and the body's
-// error.status and error.message (google.rpc.Status).
+// APIError is an error answer of the API: its HTTP status, the body's
+// error.status and error.message (google.rpc.Status), and the reason and
+// quota limit of its google.rpc.ErrorInfo detail when it has one.
+//
+// It wraps the provider's class of the failure: provider.ErrRateLimited
+// for a 429 of a per-minute quota (a transient failure that slows the
+// whole fleet), provider.ErrRefused for an answer no retry mends (Refused).
 type APIError struct {
 	StatusCode int    // HTTP status: 400, 403, 404, 429, 500…
 	Status     string // the API's code: INVALID_ARGUMENT, PERMISSION_DENIED…
 	Message    string
+	// Reason is ErrorInfo's reason (API_KEY_INVALID, SERVICE_DISABLED,
+	// RATE_LIMIT_EXCEEDED…), QuotaLimit its quota_limit metadata
+	// (SearchTextRequestPerMinutePerProject…); "" when absent.
+	Reason     string
+	QuotaLimit string
+	// retryAfter is the answer's Retry-After (0 when absent).
+	retryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -34,14 +46,59 @@ func (e *APIError) Error() string {
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
 	return s
 }
 
 // Temporary reports whether the same request may succeed later: rate limits
-// (429), timeouts (408) and server errors (5xx).
+// (429) of a per-minute quota, timeouts (408) and server errors (5xx).
 func (e *APIError) Temporary() bool {
-	return upstream.Temporary(e.StatusCode)
+	return upstream.Temporary(e.StatusCode) && !e.Refused()
 }
+
+// Refused reports an answer that no retry mends for any request of the
+// key: the key refused or invalid (401, 403, 400 API_KEY_INVALID), the API
+// disabled or billing off (403), a daily quota spent (429 whose quota limit
+// is per day). Other 400s are this request's fault, not the key's.
+func (e *APIError) Refused() bool {
+	switch {
+	case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden:
+		return true
+	case e.StatusCode == http.StatusBadRequest:
+		return e.Reason == "API_KEY_INVALID" || strings.Contains(e.Message, "API key not valid")
+	case e.StatusCode == http.StatusTooManyRequests:
+		return dailyQuota(e.QuotaLimit, e.Message)
+	}
+	return false
+}
+
+// dailyQuota tells a quota counted per day (a cap the project set) from
+// the per-minute ones: by its limit's name (…PerDayPerProject) or, when the
+// answer has no ErrorInfo, by its message ("… per day' of service …").
+func dailyQuota(limit, message string) bool {
+	l := strings.ToLower(limit)
+	if l != "" {
+		return strings.Contains(l, "perday") || strings.Contains(l, "per day")
+	}
+	return strings.Contains(strings.ToLower(message), "per day")
+}
+
+// Unwrap is the provider's class of the answer.
+func (e *APIError) Unwrap() error {
+	switch {
+	case e.Refused():
+		return provider.ErrRefused
+	case e.StatusCode == http.StatusTooManyRequests:
+		return provider.ErrRateLimited
+	}
+	return nil
+}
+
+// RetryAfter is the wait the answer asked for (Retry-After), 0 when it
+// asked none: the fleet limiter pauses every worker that long.
+func (e *APIError) RetryAfter() time.Duration { return e.retryAfter }
 
 // netError is a failure to get an answer: no connection, a timeout, a
 // connection cut mid-answer.
@@ -56,15 +113,20 @@ func (e *netError) Unwrap() error { return e.err }
 var errTooLarge = fmt.Errorf("google places: response larger than %d bytes", maxBody)
 
 // call sends the request, retrying what is temporary, and decodes a 200
-// answer into out.
+// answer into out. With a gate, each attempt waits for its admission and
+// reports its outcome, so that retries count against the fleet's budget
+// and a 429 slows the fleet before this request's own backoff.
 func (c *Client) call(ctx context.Context, method, path, mask string, body []byte, out any) error {
 	for attempt := 0; ; attempt++ {
-		retryAfter, err := c.once(ctx, method, path, mask, body, out)
+		retryAfter, err := c.attempt(ctx, method, path, mask, body, out)
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctxError(ctx, err)
+		}
+		if errors.Is(err, errNotAdmitted) {
+			return err
 		}
 		if !temporary(err) {
 			return err
@@ -89,6 +151,24 @@ func (c *Client) call(ctx context.Context, method, path, mask string, body []byt
 			return fmt.Errorf("google places: waiting to retry: %w (last: %v)", serr, err)
 		}
 	}
+}
+
+// errNotAdmitted marks a request the gate did not let through: its error
+// (the gate's) says why, and the client does not retry it.
+var errNotAdmitted = errors.New("google places: not admitted")
+
+// attempt is one request, through the gate when there is one.
+func (c *Client) attempt(ctx context.Context, method, path, mask string, body []byte, out any) (time.Duration, error) {
+	if c.gate == nil {
+		return c.once(ctx, method, path, mask, body, out)
+	}
+	actx, done, err := c.gate.Admit(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errNotAdmitted, err)
+	}
+	retryAfter, err := c.once(actx, method, path, mask, body, out)
+	done(err)
+	return retryAfter, err
 }
 
 // ctxError is the error of a call ended by its context, after last. A
@@ -154,7 +234,9 @@ func (c *Client) once(ctx context.Context, method, path, mask string, body []byt
 		return 0, errTooLarge
 	}
 	if resp.StatusCode != http.StatusOK {
-		return upstream.RetryAfter(resp.Header.Get("Retry-After"), c.now()), c.apiError(resp.StatusCode, data)
+		e := c.apiError(resp.StatusCode, data)
+		e.retryAfter = upstream.RetryAfter(resp.Header.Get("Retry-After"), c.now())
+		return e.retryAfter, e
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return 0, fmt.Errorf("google places: decoding the answer: %w", err)
@@ -180,10 +262,21 @@ func (c *Client) apiError(code int, body []byte) *APIError {
 		Error struct {
 			Status  string `json:"status"`
 			Message string `json:"message"`
+			Details []struct {
+				Type     string            `json:"@type"`
+				Reason   string            `json:"reason"`
+				Metadata map[string]string `json:"metadata"`
+			} `json:"details"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &s) == nil {
 		e.Status, e.Message = s.Error.Status, s.Error.Message
+		for _, d := range s.Error.Details {
+			if strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") {
+				e.Reason, e.QuotaLimit = d.Reason, d.Metadata["quota_limit"]
+				break
+			}
+		}
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(code)
