@@ -172,6 +172,10 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
 			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
 			OnExport:   func(ctx context.Context, uid int64) error { return xs.Build(ctx, uid) },
+			// One source for the give-up and the queues' redrive
+			// (MaxReceives = GiveUpAfter+1); the sweep's bounds and the
+			// local deadlines come from the same queues and workers.
+			GiveUpAfter: GiveUpAfter, Redelivery: redelivery(), Deadlines: deadlines(),
 		})
 		started = eng.Start
 	}
@@ -230,6 +234,31 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 // (5.5 MiB of a Lambda's 6 MiB), the rest left to the headers and the
 // response's envelope.
 func itemsPageBytes(responseCap int) int { return responseCap / 12 * 11 }
+
+// redelivery is, per work queue, the longest a message may take over its
+// deliveries (MaxReceives × visibility): the engine's sweep bounds a job's
+// silence by the chain of the message it waits for.
+func redelivery() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, q := range Queues() {
+		if q.MaxReceives > 0 {
+			out[q.Name] = time.Duration(q.MaxReceives) * q.VisibilityTimeout
+		}
+	}
+	return out
+}
+
+// deadlines bound a message's handling in the local runtime by its
+// worker's Lambda timeout, so that a stuck call ends in a give-up there too.
+func deadlines() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, w := range Workers() {
+		if w.Queue != "" {
+			out[w.Queue] = time.Duration(w.TimeoutS) * time.Second
+		}
+	}
+	return out
+}
 
 // lateJobs reads a job service built after the engine that needs it.
 type lateJobs struct{ js **jobs.Service }

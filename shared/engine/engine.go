@@ -71,12 +71,38 @@ type Deps struct {
 	// before its next delivery (default 5 s doubling with the receive
 	// count, at most Visibility).
 	RetryDelay func(receiveCount int) time.Duration
-	// GiveUpAfter: a message whose handling fails on its GiveUpAfter-th
-	// delivery (or later) fails its job (default 4, below the tasks
-	// queue's MaxReceives of 5, so that the job fails before its message
-	// moves to the dead-letter queue). Handle never gives up: a Lambda
-	// passes the receive count to HandleDelivery.
+	// GiveUpAfter: a message whose handling fails (or runs out of time)
+	// on its GiveUpAfter-th delivery records a give-up for its tile,
+	// batch or step instead of being retried, and a later delivery (that
+	// one's process died) records it without working again (giveup.go).
+	// The service passes app.GiveUpAfter, whose work queues have
+	// MaxReceives = GiveUpAfter+1, so that the give-up is recorded before
+	// SQS moves the message to its dead-letter queue (default 4). Handle
+	// never gives up: a Lambda passes the receive count to
+	// HandleDelivery.
 	GiveUpAfter int
+	// Reserve is the time kept before a handler's deadline (a Lambda's
+	// context deadline, Deadlines locally) to record a give-up or report
+	// a failure: the work gets the deadline minus Reserve, at most a
+	// quarter of the time left (default 10 s).
+	Reserve time.Duration
+	// Deadlines bound the handling of one message of each queue in Run,
+	// as the Lambda timeout of its worker does on AWS (the service
+	// passes each worker's TimeoutS); a queue absent has none.
+	Deadlines map[string]time.Duration
+	// Redelivery is, per queue, the longest a message may take from its
+	// first delivery to its last (MaxReceives × visibility timeout): the
+	// sweep fails a job that made no progress for longer than the chain
+	// of the message it waits for, plus StuckMargin. The service passes
+	// its queues' (app.Queues); a queue absent takes (GiveUpAfter+1) ×
+	// Visibility.
+	Redelivery map[string]time.Duration
+	// StuckMargin is added to a job's redelivery chain before the sweep
+	// calls it stuck (default 10 minutes).
+	StuckMargin time.Duration
+	// FailFastAfter: a job whose first FailFastAfter units (searches,
+	// items) all failed fails at once (default 100).
+	FailFastAfter int
 	// LogEvery: a progress line in the job's log every LogEvery root
 	// tasks (default 25).
 	LogEvery int
@@ -182,6 +208,15 @@ func New(d Deps) *Engine {
 	if d.GiveUpAfter <= 0 {
 		d.GiveUpAfter = 4
 	}
+	if d.Reserve <= 0 {
+		d.Reserve = 10 * time.Second
+	}
+	if d.StuckMargin <= 0 {
+		d.StuckMargin = 10 * time.Minute
+	}
+	if d.FailFastAfter <= 0 {
+		d.FailFastAfter = 100
+	}
 	if d.LogEvery <= 0 {
 		d.LogEvery = 25
 	}
@@ -217,15 +252,26 @@ func (e *Engine) Handle(ctx context.Context, body []byte) error {
 }
 
 // HandleDelivery is Handle with the message's receive count (1 on the
-// first delivery, 0 when unknown): a message that fails on its
-// GiveUpAfter-th delivery fails its job instead of being retried.
+// first delivery, 0 when unknown). When ctx has a deadline (a Lambda's),
+// the work gets the deadline minus Reserve; a message that fails or runs
+// out of time on its GiveUpAfter-th delivery records a give-up for its
+// tile, batch or step instead of being retried, within that reserve, and
+// a later delivery records it at once (giveup.go).
 func (e *Engine) HandleDelivery(ctx context.Context, body []byte, receiveCount int) error {
 	m, err := decode(body)
 	if err != nil {
 		e.d.Log.Error("engine: dropping an unreadable message", "err", err, "body", truncate(string(body), 200))
 		return nil
 	}
-	err = e.dispatch(ctx, m)
+	if m.Kind != kindSweep && receiveCount > e.d.GiveUpAfter {
+		// The delivery that was to record the give-up said nothing: its
+		// process died (killed at its deadline, out of memory). Working
+		// again would end alike.
+		return e.giveUp(ctx, m, receiveCount, errDied)
+	}
+	work, cancel := e.budget(ctx)
+	defer cancel()
+	err = e.within(work, m)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
@@ -239,19 +285,10 @@ func (e *Engine) HandleDelivery(ctx context.Context, body []byte, receiveCount i
 		e.d.Log.Error("engine: job fails", "job", m.Job, "kind", m.Kind, "task", m.Task, "err", err)
 		return e.failJob(ctx, m.Job, perm.msg)
 	}
-	if receiveCount >= e.d.GiveUpAfter {
-		e.d.Log.Error("engine: giving up on a message", "job", m.Job, "kind", m.Kind, "task", m.Task,
-			"receives", receiveCount, "err", err)
-		return e.failJob(ctx, m.Job, giveUpMessage(m.Kind))
+	if receiveCount > 0 && receiveCount >= e.d.GiveUpAfter {
+		return e.giveUp(ctx, m, receiveCount, err)
 	}
 	return err
-}
-
-func giveUpMessage(kind string) string {
-	if kind == kindFinalize {
-		return "The output could not be built; the job was stopped after several attempts."
-	}
-	return "An internal error kept the job from progressing; it was stopped after several attempts."
 }
 
 func (e *Engine) dispatch(ctx context.Context, m message) error {
@@ -273,10 +310,7 @@ func (e *Engine) dispatch(ctx context.Context, m message) error {
 	case kindSalvage:
 		return e.handleSalvage(ctx, m)
 	case kindSweep:
-		if e.d.OnSweep == nil {
-			return nil
-		}
-		return e.d.OnSweep(ctx)
+		return e.handleSweep(ctx)
 	}
 	return nil // decode refuses other kinds
 }
@@ -349,12 +383,18 @@ func (e *Engine) process(ctx context.Context, q string, d queue.Delivery) {
 	hbCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { e.heartbeat(hbCtx, q, d.Receipt) })
-	err := e.HandleDelivery(ctx, d.Body, d.ReceiveCount)
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if t := e.d.Deadlines[q]; t > 0 {
+		// As its Lambda's timeout bounds an invocation on AWS.
+		hctx, cancel = context.WithTimeout(ctx, t)
+	}
+	err := e.HandleDelivery(hctx, d.Body, d.ReceiveCount)
+	cancel()
 	stop()
 	wg.Wait()
 
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
+	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancelBG()
 	switch {
 	case err == nil:
 		if derr := e.d.Queue.Delete(bg, q, d.Receipt); derr != nil && !errors.Is(derr, queue.ErrReceiptExpired) {
@@ -385,41 +425,56 @@ func (e *Engine) heartbeat(ctx context.Context, q, receipt string) {
 	}
 }
 
-// failJob moves the job to failed (releasing its slot) and tells
-// OnTerminal; a job already terminal is left alone.
+// failJob moves the job to failed (releasing its slot, refunding a
+// scrape's unanswered searches) and tells OnTerminal; a job already
+// terminal is left alone.
 func (e *Engine) failJob(ctx context.Context, id, msg string) error {
-	j, _, err := jobs.Load(ctx, e.d.DB, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if j.Status.Terminal() {
-		return nil
-	}
-	ops, err := jobs.FailOps(j, e.d.Now(), msg)
-	if err != nil {
-		return err
-	}
-	err = jobs.Transition(ctx, e.d.DB, 0, ops...)
-	if errors.Is(err, jobs.ErrTransition) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("fail job %s: %w", id, err)
-	}
-	e.plans.forget(id)
-	e.log(ctx, j, true, "Job failed: "+msg, "Échec du job : "+msg)
-	if e.d.OnTerminal != nil {
-		e.d.OnTerminal(ctx, j)
-	}
-	if j.StartedAt != nil {
-		if err := e.Salvage(ctx, j); err != nil {
-			e.d.Log.Warn("engine: salvage of a failed job not sent", "job", j.ID, "err", err)
+	// A report of failures refunding meanwhile changes the refund: read
+	// again and redo (a few rounds settle it).
+	for range 3 {
+		j, it, err := jobs.Load(ctx, e.d.DB, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
 		}
+		if err != nil {
+			return err
+		}
+		if j.Status.Terminal() {
+			return nil
+		}
+		extra, cond, refund := e.failRefund(j, it)
+		ops, err := jobs.FailOpsWith(j, e.d.Now(), msg, extra, cond)
+		if err != nil {
+			return err
+		}
+		if refund > 0 {
+			ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
+		}
+		err = jobs.Transition(ctx, e.d.DB, 0, ops...)
+		if errors.Is(err, jobs.ErrTransition) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("fail job %s: %w", id, err)
+		}
+		e.plans.forget(id)
+		e.log(ctx, j, true, "Job failed: "+msg, "Échec du job : "+msg)
+		if refund > 0 {
+			e.log(ctx, j, true,
+				fmt.Sprintf("%s EF refunded for the searches the provider did not answer.", pricing.FormatEF(refund)),
+				fmt.Sprintf("%s EF remboursés pour les recherches restées sans réponse.", pricing.FormatEF(refund)))
+		}
+		if e.d.OnTerminal != nil {
+			e.d.OnTerminal(ctx, j)
+		}
+		if j.StartedAt != nil {
+			if err := e.Salvage(ctx, j); err != nil {
+				e.d.Log.Warn("engine: salvage of a failed job not sent", "job", j.ID, "err", err)
+			}
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("fail job %s: it kept changing", id)
 }
 
 func truncate(s string, n int) string {
