@@ -3,6 +3,7 @@ package api
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prospectdata/svc/shared/accounts"
@@ -221,9 +222,14 @@ func (s *Server) authRoutes() []Route {
 		},
 		{
 			Method: http.MethodGet, Path: "/api/auth/me/export", Auth: SessionOnly, Tag: "auth",
-			Summary: "Download every record of the account as a ZIP", ResponseType: "application/zip",
-			Status: http.StatusOK, Errors: []int{401, 403},
+			Summary: "Download every record of the account as a ZIP. Where responses are capped (AWS): 202 with " +
+				"Retry-After while a worker builds it, then 302 to the archive (docs/files.md)",
+			ResponseType: "application/zip",
+			Status:       http.StatusOK, Errors: []int{401, 403},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				if s.d.Exports != nil {
+					return s.exportLater(w, r, c)
+				}
 				w.Header().Set("Content-Type", "application/zip")
 				w.Header().Set("Content-Disposition", "attachment; filename="+accounts.ExportFilename(c.User, a.Now()))
 				cw := &countingWriter{w: w}
@@ -241,6 +247,37 @@ func (s *Server) authRoutes() []Route {
 			},
 		},
 	}
+}
+
+// ExportPending is the 202 body of an account export being built.
+type ExportPending struct {
+	Status     string `json:"status"` // "building"
+	Detail     string `json:"detail"`
+	RetryAfter int    `json:"retry_after"`
+}
+
+// exportLater answers the account export where a worker builds it: 302 to
+// the archive once built, else 202 with Retry-After (the same route,
+// called again, answers the redirect).
+func (s *Server) exportLater(w http.ResponseWriter, r *http.Request, c *Caller) error {
+	res, err := s.d.Exports.Get(r.Context(), c.User)
+	if err != nil {
+		return err
+	}
+	if res.URL != "" {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, res.URL, http.StatusFound)
+		return nil
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(res.RetryAfter))
+	w.Header().Set("Cache-Control", "no-store")
+	body := ExportPending{Status: "building", RetryAfter: res.RetryAfter,
+		Detail: "L'export est en préparation : rappelle cette adresse dans quelques secondes."}
+	if english(r) {
+		body.Detail = "The export is being built: call this address again in a few seconds."
+	}
+	writeJSON(w, http.StatusAccepted, body)
+	return nil
 }
 
 // countingWriter tells whether anything was written yet.

@@ -6,11 +6,16 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/enrich"
 )
+
+// assetURLTTL is how long the address a brand asset redirects to stays
+// valid: longer than the redirect may be cached (10 minutes).
+const assetURLTTL = 15 * time.Minute
 
 // brandAssetRoute serves the files brand_assets re-hosted: only to their
 // owner or an admin (another account gets the 404 of a missing file), and
@@ -20,7 +25,7 @@ import (
 func (s *Server) brandAssetRoute() Route {
 	return Route{
 		Method: http.MethodGet, Path: "/api/brand-assets/{owner_user_id}/{filename}", Auth: SessionOnly, Tag: "jobs",
-		Summary:      "A logo, favicon or screenshot re-hosted by a brand_assets job (owner or admin)",
+		Summary:      "A logo, favicon or screenshot re-hosted by a brand_assets job (owner or admin); a redirect to the file where the store can sign one",
 		ResponseType: "image/*", Status: http.StatusOK, Errors: []int{401, 403, 404},
 		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 			owner, err := strconv.ParseInt(r.PathValue("owner_user_id"), 10, 64)
@@ -34,7 +39,25 @@ func (s *Server) brandAssetRoute() Route {
 			if s.d.Files == nil {
 				return apperr.Missing()
 			}
-			rc, info, err := s.d.Files.Open(r.Context(), enrich.AssetKey(owner, name))
+			key := enrich.AssetKey(owner, name)
+			// Where the store signs addresses (S3), the file is fetched
+			// from it: a screenshot may pass a Lambda's 6 MB response.
+			// The address answers attachment, so that an SVG opened
+			// directly is a download, never a document; an <img> shows
+			// it all the same.
+			url, ok, err := s.d.Files.DownloadURL(r.Context(), key, name, assetURLTTL)
+			if errors.Is(err, blob.ErrNotFound) {
+				return apperr.Missing()
+			}
+			if err != nil {
+				return err
+			}
+			if ok {
+				w.Header().Set("Cache-Control", "private, max-age=600")
+				http.Redirect(w, r, url, http.StatusFound)
+				return nil
+			}
+			rc, info, err := s.d.Files.Open(r.Context(), key)
 			if errors.Is(err, blob.ErrNotFound) {
 				return apperr.Missing()
 			}

@@ -44,7 +44,9 @@ func Groups() []Group {
 			Name:     "api-auth",
 			Prefixes: []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
 			// Account deletion and export reach every concept's records.
-			Tables:    []string{"accounts", "limits", "events", "jobs", "webhooks"},
+			Tables: []string{"accounts", "limits", "events", "jobs", "webhooks"},
+			// The export is built by the finalize queue's worker.
+			SendsTo:   []string{"finalize"},
 			Files:     true,
 			SendsMail: true,
 			Default:   true,
@@ -52,10 +54,12 @@ func Groups() []Group {
 		{
 			// Scrape jobs, estimates and their reference data. It loads the
 			// gazetteer at init (onaws), which no other group pays.
-			Name:        "api-jobs",
-			Prefixes:    []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets", "/api/pipelines", "/api/veille"},
-			Tables:      []string{"accounts", "limits", "jobs", "events"},
-			SendsTo:     []string{"tasks"},
+			Name:     "api-jobs",
+			Prefixes: []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/brand-assets", "/api/pipelines", "/api/veille"},
+			Tables:   []string{"accounts", "limits", "jobs", "events"},
+			// A job's start goes to the tasks queue; a cancelled job's
+			// salvage and a missing JSON or XLSX to the finalize queue.
+			SendsTo:     []string{"tasks", "finalize"},
 			Files:       true,
 			Gazetteer:   true,
 			DataSources: true,

@@ -21,6 +21,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/events"
+	"github.com/prospectdata/svc/shared/exports"
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
@@ -52,6 +53,9 @@ type Deps struct {
 	// Pipelines creates, checks and reads pipelines.
 	Pipelines *pipelines.Service
 	Veille    *veille.Service
+	// Exports builds the account export into the file store where
+	// responses are capped (a Lambda); nil streams it in the request.
+	Exports *exports.Service
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
 	// Delivery says whether delivery checks can run (seed mailboxes);

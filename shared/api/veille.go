@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -166,7 +167,7 @@ func (s *Server) veilleRoutes() []Route {
 		{
 			Method: http.MethodGet, Path: "/api/veille/{id}/runs/{run_id}/{file}", Auth: Any, Tag: "veille",
 			Summary: "A run's signals as a file: signals.csv, signals.json or signals.xlsx " +
-				"(signaux-reputation-veille-{id}-run-{run_id}.{fmt}); 400 for another format",
+				"(signaux-reputation-veille-{id}-run-{run_id}.{fmt}); a redirect to the file where the store can sign one; 400 for another format",
 			ResponseType: "application/octet-stream", Status: http.StatusOK, Errors: []int{400, 401, 404},
 			Handle: withRun(func(w http.ResponseWriter, r *http.Request, c *Caller, id, rid int64) error {
 				format, ok := strings.CutPrefix(r.PathValue("file"), "signals.")
@@ -185,15 +186,21 @@ func (s *Server) veilleRoutes() []Route {
 					return apperr.New(apperr.Invalid, "Format non pris en charge : csv, json ou xlsx.",
 						"Unsupported format: csv, json or xlsx.")
 				}
-				list, err := vs.Signals(r.Context(), c.User.ID, id, rid)
+				name := "signaux-reputation-veille-" + strconv.FormatInt(id, 10) + "-run-" + strconv.FormatInt(rid, 10) + "." + format
+				file, err := vs.SignalsFile(r.Context(), c.User.ID, id, rid, export.Format(format), name)
 				if err != nil {
 					return err
 				}
-				name := "signaux-reputation-veille-" + strconv.FormatInt(id, 10) + "-run-" + strconv.FormatInt(rid, 10) + "." + format
+				if file.RedirectURL != "" {
+					http.Redirect(w, r, file.RedirectURL, http.StatusFound)
+					return nil
+				}
+				defer file.Body.Close()
 				w.Header().Set("Content-Type", media)
 				w.Header().Set("Content-Disposition", export.ContentDisposition(name))
 				w.WriteHeader(http.StatusOK)
-				return abortOnly(veille.WriteSignals(w, export.Format(format), list.Items))
+				_, err = io.Copy(w, file.Body)
+				return abortOnly(err)
 			}),
 		},
 		{

@@ -162,7 +162,9 @@ func Workers() []Worker {
 		// 2,000,000 rows) and the JSON and XLSX derived from it, each its
 		// own message, so that the largest job's merge takes a fraction of
 		// Lambda's longest timeout.
-		Name: "job-finalizer", Queue: QueueFinalize, Tables: []string{"accounts", "jobs", "events"},
+		// It also builds account exports (every concept's records, so
+		// every table an export reads).
+		Name: "job-finalizer", Queue: QueueFinalize, Tables: []string{"accounts", "jobs", "events", "webhooks"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 3008, TimeoutS: 900,
 	}, {
 		// Single-run jobs: viewport tests, delivery checks (IMAP), sirene
@@ -170,14 +172,16 @@ func Workers() []Worker {
 		// (50,000 rows in about 5): Lambda's longest timeout.
 		// It sends to the tasks queue the start of the next job of a pool
 		// its job's end frees.
+		// A rows run's end asks the finalize queue for its JSON and XLSX.
 		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
+		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
 	}, {
 		// Pipelines: each task of the pipeline state machine (advance a
 		// pipeline, await its next signal). An advance reads a stage's
 		// CSV (10,000 rows at most) and creates the next jobs.
+		// A cancelled pipeline's running stage is salvaged (finalize queue).
 		Name: "pipeline-step", StateMachine: "pipeline", Tables: []string{"accounts", "jobs", "events"},
-		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 512, TimeoutS: 60,
+		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources, QueueFinalize}, Files: true, MemoryMB: 512, TimeoutS: 60,
 	}, {
 		// Veilles: the tick starts the due replays (scrapes, pipelines'
 		// roots) and computes the ended ones: a diff of up to a million

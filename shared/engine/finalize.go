@@ -66,7 +66,13 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 		return nil // done already, or cancelled, or failed
 	}
 	if jobs.ItemModule(j.JobType) {
-		return e.finalizeItems(ctx, j, jit)
+		if err := e.finalizeItems(ctx, j, jit); err != nil {
+			return err
+		}
+		if j, _, ok, err := e.load(ctx, m.Job); err == nil && ok && j.Status == jobs.Done && j.DownloadAvailable {
+			e.sendDerive(ctx, j.ID)
+		}
+		return nil
 	}
 	if open := jit.Int(attrOpenTasks); open != 0 && !m.Partial {
 		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
@@ -125,6 +131,7 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 	if e.d.OnTerminal != nil {
 		e.d.OnTerminal(ctx, j)
 	}
+	e.sendDerive(ctx, j.ID)
 	// The parts are in the output now. A finalize running concurrently
 	// fails on a missing part and leaves the output and the job alone.
 	if err := e.d.Files.DeletePrefix(ctx, partsPrefix(j.ID)); err != nil {

@@ -27,6 +27,11 @@ const (
 	kindSweep   = "sweep"
 	kindBatch   = "batch"
 	kindSingle  = "single"
+	// kindDerive makes one format (json, xlsx) of a job's output from its
+	// CSV, each its own message so that each has its own time budget.
+	kindDerive = "derive"
+	// kindExport builds an account's data export into the file store.
+	kindExport = "export"
 )
 
 // SweepMessage is the body of the periodic sweep message (a schedule sends
@@ -55,6 +60,10 @@ type message struct {
 	Partial bool `json:"partial,omitempty"`
 	// Items are a batch's items (item jobs).
 	Items []batchItem `json:"items,omitempty"`
+	// Format is a derive's format (json or xlsx).
+	Format string `json:"format,omitempty"`
+	// User is an export's account.
+	User int64 `json:"user,omitempty"`
 }
 
 func decode(body []byte) (message, error) {
@@ -65,11 +74,22 @@ func decode(body []byte) (message, error) {
 	if m.Kind == kindSweep {
 		return m, nil
 	}
+	if m.Kind == kindExport {
+		if m.User <= 0 {
+			return m, errors.New("export: no user")
+		}
+		return m, nil
+	}
 	if m.Job == "" || len(m.Job) > 64 {
 		return m, errors.New("no job id")
 	}
 	switch m.Kind {
 	case kindStart, kindFinalize, kindSingle, kindSalvage:
+		return m, nil
+	case kindDerive:
+		if !derivable(m.Format) {
+			return m, fmt.Errorf("derive: bad format %q", m.Format)
+		}
 		return m, nil
 	case kindTask:
 		if _, ok := parseTaskID(m.Task); !ok {
@@ -174,9 +194,22 @@ func compareTaskIDs(a, b string) int {
 // sendConcurrency is how many batches of a large send are in flight.
 const sendConcurrency = 8
 
-// send enqueues messages on the tasks queue.
+// send enqueues messages on the tasks queue, but for the output's
+// messages (finalize, salvage, derive, export), which go to the finalize
+// queue.
 func (e *Engine) send(ctx context.Context, ms ...message) error {
-	return e.sendTo(ctx, e.d.QueueName, ms...)
+	var tasks, outputs []message
+	for _, m := range ms {
+		if outputKind(m.Kind) {
+			outputs = append(outputs, m)
+		} else {
+			tasks = append(tasks, m)
+		}
+	}
+	if err := e.sendTo(ctx, e.d.FinalizeQueue, outputs...); err != nil {
+		return err
+	}
+	return e.sendTo(ctx, e.d.QueueName, tasks...)
 }
 
 // sendTo enqueues messages on a queue in batches of queue.MaxBatch,

@@ -59,6 +59,7 @@ func (e *Engine) handleSalvage(ctx context.Context, m message) error {
 	if e.d.OnPartial != nil {
 		e.d.OnPartial(ctx, j)
 	}
+	e.sendDerive(ctx, j.ID)
 	return nil
 }
 

@@ -60,6 +60,20 @@ func rowMap(keys, row []string) map[string]string {
 // column order, which a map marshalled by encoding/json would sort. It
 // returns count and total for logging.
 func WriteItems(w io.Writer, r io.Reader, offset, limit int) (count, total int, err error) {
+	return WriteItemsMax(w, r, offset, limit, 0)
+}
+
+// itemsEnvelope bounds the bytes around the items of a page: the offset,
+// the count and the total (each at most 20 digits), the keys, braces and
+// commas.
+const itemsEnvelope = 128
+
+// WriteItemsMax is WriteItems with the page bounded: maxBytes > 0 stops it
+// before the body, as a Lambda response carries it (PayloadSize), would
+// pass maxBytes, so that count may be below limit (the contract: more pages
+// remain while offset + count is below total). The first row of a page is
+// always written.
+func WriteItemsMax(w io.Writer, r io.Reader, offset, limit int, maxBytes int64) (count, total int, err error) {
 	if offset < 0 {
 		return 0, 0, fmt.Errorf("export: items offset %d: %w", offset, ErrPage)
 	}
@@ -70,12 +84,15 @@ func WriteItems(w io.Writer, r io.Reader, offset, limit int) (count, total int, 
 	if limit <= 0 {
 		limit = -1
 	}
+	if maxBytes > 0 {
+		maxBytes = max(maxBytes-itemsEnvelope, 1)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if _, err := bw.WriteString(`{"offset":` + strconv.Itoa(offset) + `,"items":`); err != nil {
 		return 0, 0, fmt.Errorf("export: write items: %w", err)
 	}
 	var pc pageCounts
-	if err := writeJSONRows(bw, cr, offset, limit, &pc); err != nil {
+	if err := writeJSONRows(bw, cr, offset, limit, maxBytes, &pc); err != nil {
 		return 0, 0, err
 	}
 	tail := `,"count":` + strconv.Itoa(pc.count) + `,"total":` + strconv.Itoa(pc.total) + "}\n"

@@ -108,3 +108,94 @@ func TestColumns(t *testing.T) {
 		t.Errorf("empty file: %v, want ErrEmpty", err)
 	}
 }
+
+// lambdaBody is a body as a Lambda's HTTP API response carries it: a JSON
+// string inside the invocation's JSON answer (encoding/json, HTML escaped:
+// the larger form).
+func lambdaBody(t *testing.T, body []byte) int64 {
+	t.Helper()
+	b, err := json.Marshal(string(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(len(b) - 2) // without the string's quotes
+}
+
+func TestPayloadSizeCountsHigh(t *testing.T) {
+	for _, s := range []string{
+		"", "plain", `{"a":"b\"c"}`, "back\\slash", "line\nfeed\r\ttab", "\x01ctl", "<b>&amp;</b>",
+		"sep\u2028par\u2029", "Nguyễn 東京 🙂",
+	} {
+		got, want := PayloadSize([]byte(s)), lambdaBody(t, []byte(s))
+		if got < want {
+			t.Errorf("PayloadSize(%q) = %d, below its size in a response %d", s, got, want)
+		}
+		if got > 2*want+8 {
+			t.Errorf("PayloadSize(%q) = %d, far above %d", s, got, want)
+		}
+	}
+}
+
+// TestWriteItemsMaxStopsBeforeTheBound: a bounded page of wide rows stops
+// before the bound (as carried in a Lambda response), count < limit, and
+// the next pages continue where it stopped until every row is read.
+func TestWriteItemsMaxStopsBeforeTheBound(t *testing.T) {
+	header := []string{"nom", "avis", "note"}
+	var rows [][]string
+	for i := range 300 {
+		// Quotes and newlines: each takes an escape in a response.
+		rows = append(rows, []string{fmt.Sprintf("Lieu %d", i), strings.Repeat(`"très" bien`+"\n", 80), "4,5"})
+	}
+	data := writeCSV(t, header, rows)
+	const bound = 64 << 10
+	for _, limit := range []int{0, MaxItemsLimit} {
+		offset, seen := 0, 0
+		for pages := 0; ; pages++ {
+			if pages > 100 {
+				t.Fatal("paging does not end")
+			}
+			var out bytes.Buffer
+			count, total, err := WriteItemsMax(&out, bytes.NewReader(data), offset, limit, bound)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if size := lambdaBody(t, out.Bytes()); size > bound {
+				t.Fatalf("limit %d offset %d: page of %d bytes in a response, over %d", limit, offset, size, bound)
+			}
+			var page struct {
+				Offset, Count, Total int
+				Items                []map[string]string
+			}
+			if err := json.Unmarshal(out.Bytes(), &page); err != nil {
+				t.Fatal(err)
+			}
+			if page.Count != count || len(page.Items) != count || total != len(rows) || page.Total != total {
+				t.Fatalf("count %d/%d items %d total %d", count, page.Count, len(page.Items), total)
+			}
+			for i, it := range page.Items {
+				if it["nom"] != rows[offset+i][0] {
+					t.Fatalf("item %d of page at %d is %q", i, offset, it["nom"])
+				}
+			}
+			if count == 0 {
+				t.Fatalf("empty page at %d of %d", offset, total)
+			}
+			seen += count
+			offset += count
+			if offset >= total {
+				break
+			}
+			if pages == 0 && count >= len(rows) {
+				t.Fatalf("the first page holds every row (%d): the bound did not apply", count)
+			}
+		}
+		if seen != len(rows) {
+			t.Errorf("limit %d: %d rows over the pages, want %d", limit, seen, len(rows))
+		}
+	}
+	// Unbounded: every row.
+	count, _, err := WriteItemsMax(&bytes.Buffer{}, bytes.NewReader(data), 0, 0, 0)
+	if err != nil || count != len(rows) {
+		t.Errorf("unbounded page: %d rows (%v), want %d", count, err, len(rows))
+	}
+}

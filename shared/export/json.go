@@ -17,7 +17,7 @@ func ToJSON(w io.Writer, r io.Reader) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := writeJSONRows(bw, cr, 0, -1, nil); err != nil {
+	if err := writeJSONRows(bw, cr, 0, -1, 0, nil); err != nil {
 		return err
 	}
 	if _, err := bw.WriteString("\n"); err != nil {
@@ -29,11 +29,17 @@ func ToJSON(w io.Writer, r io.Reader) error {
 // writeJSONRows writes the rows of index offset to offset+limit-1 (every row
 // from offset when limit < 0) as a JSON array, then reads on to the end so
 // that counts, when not nil, gets the rows written and the rows in the file.
-func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, counts *pageCounts) error {
+// maxBytes > 0 stops the page before the array, as a Lambda response
+// carries it (PayloadSize), would pass maxBytes: the rows after the first
+// that does not fit are counted, not written (the first row of a page is
+// always written, so that paging always moves on).
+func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, maxBytes int64, counts *pageCounts) error {
 	keys := jsonKeys(cr.Header())
 	buf := make([]byte, 0, 4096)
 	buf = append(buf, '[')
 	n, i := 0, 0
+	size := int64(2) // the brackets
+	full := false
 	for ; ; i++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -42,13 +48,22 @@ func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, counts *page
 		if err != nil {
 			return err
 		}
-		if i < offset || (limit >= 0 && n >= limit) {
+		if i < offset || (limit >= 0 && n >= limit) || full {
 			continue
 		}
+		mark := len(buf)
 		if n > 0 {
 			buf = append(buf, ',')
 		}
 		buf = appendJSONObject(append(buf, '\n'), keys, row)
+		if maxBytes > 0 {
+			grown := PayloadSize(buf[mark:])
+			if n > 0 && size+grown+PayloadSize([]byte("\n")) > maxBytes {
+				buf, full = buf[:mark], true
+				continue
+			}
+			size += grown
+		}
 		n++
 		if len(buf) >= 32<<10 {
 			if _, err := bw.Write(buf); err != nil {
@@ -68,6 +83,27 @@ func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, counts *page
 		counts.count, counts.total = n, i
 	}
 	return nil
+}
+
+// PayloadSize is the size of b once carried in a Lambda response: an HTTP
+// API response's body is a JSON string of the invocation's JSON answer, so
+// each quote, backslash and control byte takes an escape. It counts high
+// (<, > and & as \u003c, U+2028 and U+2029 as \u2028, as encoding/json
+// escaping HTML would), so that a page under a bound by this measure is
+// under it however the runtime encodes it.
+func PayloadSize(b []byte) int64 {
+	n := int64(len(b))
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			n += 3
+		}
+	}
+	return n
 }
 
 // pageCounts are the rows a page wrote and the rows the file holds.

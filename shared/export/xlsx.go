@@ -29,12 +29,15 @@ const xlsxDeflateLevel = 2
 // sheetFlushBytes is the size of the XML batches handed to the compressor.
 const sheetFlushBytes = 64 << 10
 
-// ToXLSX converts a stored CSV into an XLSX workbook of one sheet, "Export",
-// with a bold, frozen header row and every cell a text cell. It streams: the
-// rows go one by one into the compressed sheet part of a zip written to w,
-// so memory stays at a row plus the compressor's window whatever the size.
-// When Excel's limits force it to leave something out it still writes a
-// complete, valid file and then returns a *TruncatedError.
+// ToXLSX converts a stored CSV into an XLSX workbook with a bold, frozen
+// header row and every cell a text cell. Its rows fill the sheet "Export",
+// then, past Excel's last row (1,048,576, header included), "Export 2",
+// "Export 3"..., each with the header again: a 2,000,000-row output is two
+// sheets. It streams: the rows go one by one into the compressed sheet
+// parts of a zip written to w, so memory stays at a row plus the
+// compressor's window whatever the size. When a cell is over Excel's
+// limit it is cut, and ToXLSX still writes a complete, valid file and then
+// returns a *TruncatedError.
 func ToXLSX(w io.Writer, r io.Reader) error {
 	return toXLSX(w, r, xlsxLimits{rows: MaxXLSXRows, cellChars: MaxXLSXCellChars, sheetBytes: maxSheetBytes})
 }
@@ -57,11 +60,17 @@ func toXLSX(w io.Writer, r io.Reader, lim xlsxLimits) error {
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(out, xlsxDeflateLevel)
 	})
-	if err := writeStaticParts(zw); err != nil {
+	if err := writeParts(zw, xlsxStaticParts()); err != nil {
 		return err
 	}
-	trunc, err := writeSheet(zw, cr, lim)
+	sheets, trunc, err := writeSheets(zw, cr, lim)
 	if err != nil {
+		return err
+	}
+	// The parts naming the sheets come last, once their number is known
+	// (a package's parts may be in any order: readers use the zip's
+	// central directory).
+	if err := writeParts(zw, xlsxSheetParts(sheets)); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {
@@ -73,9 +82,9 @@ func toXLSX(w io.Writer, r io.Reader, lim xlsxLimits) error {
 	return nil
 }
 
-// writeStaticParts writes the package parts that do not depend on the data.
-func writeStaticParts(zw *zip.Writer) error {
-	for _, p := range xlsxStaticParts() {
+// writeParts writes package parts.
+func writeParts(zw *zip.Writer, parts []xlsxPart) error {
+	for _, p := range parts {
 		f, err := zw.Create(p.name)
 		if err != nil {
 			return fmt.Errorf("export: write XLSX: %w", err)
@@ -87,62 +96,95 @@ func writeStaticParts(zw *zip.Writer) error {
 	return nil
 }
 
-// sheetWriter streams xl/worksheets/sheet1.xml.
+// sheetWriter streams the sheet parts, xl/worksheets/sheet<n>.xml.
 type sheetWriter struct {
+	zw      *zip.Writer
 	out     io.Writer
+	header  []string
 	buf     []byte
 	cols    [][]byte // column letters: "A", "B", ...
-	row     int      // rows written, header included
-	written int64    // bytes of XML handed to out
+	sheets  int      // sheets opened
+	row     int      // rows of the open sheet, header included
+	written int64    // bytes of XML of the open sheet handed to out
 	lim     xlsxLimits
 	trunc   TruncatedError
 }
 
-// writeSheet writes the sheet part: header, then every row of cr that fits.
-func writeSheet(zw *zip.Writer, cr *Reader, lim xlsxLimits) (*TruncatedError, error) {
-	f, err := zw.Create("xl/worksheets/sheet1.xml")
-	if err != nil {
-		return nil, fmt.Errorf("export: write XLSX: %w", err)
-	}
+// writeSheets writes the sheet parts: the header, then every row of cr,
+// a new sheet (header again) whenever one is full. It returns the number
+// of sheets.
+func writeSheets(zw *zip.Writer, cr *Reader, lim xlsxLimits) (int, *TruncatedError, error) {
 	header := cr.Header()
-	sw := &sheetWriter{out: f, cols: columnLetters(len(header)), buf: make([]byte, 0, 2*sheetFlushBytes), lim: lim}
-	sw.buf = append(sw.buf, sheetHead...)
-	sw.buf = strconv.AppendInt(append(sw.buf, `<cols><col min="1" max="`...), int64(len(header)), 10)
-	sw.buf = append(sw.buf, `" width="22" customWidth="1"/></cols><sheetData>`...)
-	sw.appendRow(header, ` s="1"`)
+	sw := &sheetWriter{zw: zw, header: header, cols: columnLetters(len(header)), buf: make([]byte, 0, 2*sheetFlushBytes), lim: lim}
+	if err := sw.open(); err != nil {
+		return 0, nil, err
+	}
 	for {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		if err := sw.add(row); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 	}
-	sw.buf = append(sw.buf, `</sheetData></worksheet>`...)
-	if err := sw.flush(); err != nil {
-		return nil, err
+	if err := sw.close(); err != nil {
+		return 0, nil, err
 	}
-	return &sw.trunc, nil
+	return sw.sheets, &sw.trunc, nil
 }
 
-// add appends one data row, or counts it as dropped when it does not fit.
-func (sw *sheetWriter) add(row []string) error {
-	if sw.row >= sw.lim.rows {
-		sw.trunc.RowsDropped++
-		return nil
+// open starts the next sheet with its header row.
+func (sw *sheetWriter) open() error {
+	sw.sheets++
+	f, err := sw.zw.Create("xl/worksheets/sheet" + strconv.Itoa(sw.sheets) + ".xml")
+	if err != nil {
+		return fmt.Errorf("export: write XLSX: %w", err)
 	}
-	mark := len(sw.buf)
-	sw.appendRow(row, "")
-	if sw.written+int64(len(sw.buf)) > sw.lim.sheetBytes {
-		sw.buf = sw.buf[:mark]
-		sw.row--
-		sw.lim.rows = sw.row // the sheet is full: later rows are dropped too
-		sw.trunc.RowsDropped++
-		return nil
+	sw.out, sw.row, sw.written = f, 0, 0
+	sw.buf = append(sw.buf, sheetHead...)
+	sw.buf = strconv.AppendInt(append(sw.buf, `<cols><col min="1" max="`...), int64(len(sw.header)), 10)
+	sw.buf = append(sw.buf, `" width="22" customWidth="1"/></cols><sheetData>`...)
+	sw.appendRow(sw.header, ` s="1"`)
+	return nil
+}
+
+// close ends the open sheet.
+func (sw *sheetWriter) close() error {
+	sw.buf = append(sw.buf, `</sheetData></worksheet>`...)
+	return sw.flush()
+}
+
+// sheetTail is the XML close adds, kept out of a sheet's byte limit.
+const sheetTail = len(`</sheetData></worksheet>`)
+
+// add appends one data row, on a new sheet when the open one is full (its
+// last row, or its byte limit). A row too large for an empty sheet is left
+// out (counted in RowsDropped).
+func (sw *sheetWriter) add(row []string) error {
+	for attempt := 0; ; attempt++ {
+		if sw.row < sw.lim.rows {
+			mark := len(sw.buf)
+			sw.appendRow(row, "")
+			if sw.written+int64(len(sw.buf)+sheetTail) <= sw.lim.sheetBytes {
+				break
+			}
+			sw.buf = sw.buf[:mark]
+			sw.row--
+		}
+		if attempt > 0 {
+			sw.trunc.RowsDropped++ // does not fit even a new sheet
+			return nil
+		}
+		if err := sw.close(); err != nil {
+			return err
+		}
+		if err := sw.open(); err != nil {
+			return err
+		}
 	}
 	if len(sw.buf) >= sheetFlushBytes {
 		return sw.flush()
@@ -279,26 +321,25 @@ const nsRel = `http://schemas.openxmlformats.org/officeDocument/2006/relationshi
 const sheetHead = xmlDecl + `<worksheet xmlns="` + nsMain + `" xmlns:r="` + nsRel + `">` +
 	`<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>`
 
-// xlsxStaticParts are the minimal SpreadsheetML package around one sheet:
-// content types, the package and workbook relationships, the workbook, and
-// styles with a second cell format (index 1) in bold for the header.
-func xlsxStaticParts() []struct{ name, body string } {
-	return []struct{ name, body string }{
+// xlsxPart is one part of the package.
+type xlsxPart struct{ name, body string }
+
+// xlsxStaticParts are the parts of the minimal SpreadsheetML package that
+// do not depend on the number of sheets: content types, the package
+// relationships and styles with a second cell format (index 1) in bold for the header.
+func xlsxStaticParts() []xlsxPart {
+	return []xlsxPart{
+		// Content types first, as streaming readers expect: the sheets,
+		// however many, take the default of .xml parts, the workbook and
+		// the styles their own.
 		{"[Content_Types].xml", xmlDecl + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
 			`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
-			`<Default Extension="xml" ContentType="application/xml"/>` +
+			`<Default Extension="xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>` +
 			`<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>` +
-			`<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>` +
 			`<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>` +
 			`</Types>`},
 		{"_rels/.rels", xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
 			`<Relationship Id="rId1" Type="` + nsRel + `/officeDocument" Target="xl/workbook.xml"/>` +
-			`</Relationships>`},
-		{"xl/workbook.xml", xmlDecl + `<workbook xmlns="` + nsMain + `" xmlns:r="` + nsRel + `">` +
-			`<sheets><sheet name="Export" sheetId="1" r:id="rId1"/></sheets></workbook>`},
-		{"xl/_rels/workbook.xml.rels", xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-			`<Relationship Id="rId1" Type="` + nsRel + `/worksheet" Target="worksheets/sheet1.xml"/>` +
-			`<Relationship Id="rId2" Type="` + nsRel + `/styles" Target="styles.xml"/>` +
 			`</Relationships>`},
 		{"xl/styles.xml", xmlDecl + `<styleSheet xmlns="` + nsMain + `">` +
 			`<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font>` +
@@ -310,5 +351,34 @@ func xlsxStaticParts() []struct{ name, body string } {
 			`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>` +
 			`<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>` +
 			`</styleSheet>`},
+	}
+}
+
+// SheetName is the name of the n-th sheet (1-based): "Export", then
+// "Export 2", "Export 3"...
+func SheetName(n int) string {
+	if n <= 1 {
+		return "Export"
+	}
+	return "Export " + strconv.Itoa(n)
+}
+
+// xlsxSheetParts are the parts naming the sheets: the workbook and its
+// relationships (sheet n is rId<n>, styles rId<n+1>).
+func xlsxSheetParts(sheets int) []xlsxPart {
+	var list, rels []byte
+	for n := 1; n <= sheets; n++ {
+		num := strconv.Itoa(n)
+		list = append(list, `<sheet name="`+SheetName(n)+`" sheetId="`+num+`" r:id="rId`+num+`"/>`...)
+		rels = append(rels, `<Relationship Id="rId`+num+`" Type="`+nsRel+`/worksheet" Target="worksheets/sheet`+num+`.xml"/>`...)
+	}
+	styles := strconv.Itoa(sheets + 1)
+	return []xlsxPart{
+		{"xl/workbook.xml", xmlDecl + `<workbook xmlns="` + nsMain + `" xmlns:r="` + nsRel + `">` +
+			`<sheets>` + string(list) + `</sheets></workbook>`},
+		{"xl/_rels/workbook.xml.rels", xmlDecl + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+			string(rels) +
+			`<Relationship Id="rId` + styles + `" Type="` + nsRel + `/styles" Target="styles.xml"/>` +
+			`</Relationships>`},
 	}
 }

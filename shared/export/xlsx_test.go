@@ -139,36 +139,95 @@ func TestToXLSXCutsCellsAtExcelLimit(t *testing.T) {
 	}
 }
 
-func TestToXLSXStopsAtRowLimit(t *testing.T) {
-	rows := businessRows(30)
-	var out bytes.Buffer
-	err := toXLSX(&out, bytes.NewReader(writeCSV(t, businessHeader, rows)), xlsxLimits{rows: 11, cellChars: MaxXLSXCellChars, sheetBytes: maxSheetBytes})
-	var te *TruncatedError
-	if !errors.As(err, &te) || te.RowsDropped != 20 {
-		t.Fatalf("error %v, want 20 rows dropped", err)
+// sheetRows reads every sheet of an export, in order, rows padded to width.
+func sheetRows(t *testing.T, data []byte, width int) [][][]string {
+	t.Helper()
+	f, err := excelize.OpenReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("excelize cannot open the export: %v", err)
 	}
-	_, got := openXLSX(t, out.Bytes(), len(businessHeader))
-	if len(got) != 11 || got[10][0] != rows[9][0] {
-		t.Errorf("%d rows kept, want the header and the first 10", len(got))
+	t.Cleanup(func() { _ = f.Close() })
+	var out [][][]string
+	for i, name := range f.GetSheetList() {
+		if name != SheetName(i+1) {
+			t.Fatalf("sheet %d is %q, want %q", i+1, name, SheetName(i+1))
+		}
+		rows, err := f.GetRows(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rows {
+			for len(rows[j]) < width {
+				rows[j] = append(rows[j], "")
+			}
+		}
+		out = append(out, rows)
+	}
+	return out
+}
+
+// TestToXLSXContinuesOnNextSheets: past a sheet's last row, or its byte
+// limit, the rows go on in a new sheet with the header again; none is lost,
+// in order.
+func TestToXLSXContinuesOnNextSheets(t *testing.T) {
+	rows := businessRows(50)
+	for _, tt := range []struct {
+		name      string
+		lim       xlsxLimits
+		minSheets int
+	}{
+		{"row limit", xlsxLimits{rows: 11, cellChars: MaxXLSXCellChars, sheetBytes: maxSheetBytes}, 5},
+		{"byte limit", xlsxLimits{rows: MaxXLSXRows, cellChars: MaxXLSXCellChars, sheetBytes: 20 << 10}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := toXLSX(&out, bytes.NewReader(writeCSV(t, businessHeader, rows)), tt.lim); err != nil {
+				t.Fatal(err)
+			}
+			sheets := sheetRows(t, out.Bytes(), len(businessHeader))
+			if len(sheets) < tt.minSheets {
+				t.Fatalf("%d sheets, want at least %d", len(sheets), tt.minSheets)
+			}
+			var got [][]string
+			for i, sh := range sheets {
+				if len(sh) > tt.lim.rows {
+					t.Errorf("sheet %d has %d rows, over its limit of %d", i+1, len(sh), tt.lim.rows)
+				}
+				if strings.Join(sh[0], "|") != strings.Join(businessHeader, "|") {
+					t.Errorf("sheet %d header %q", i+1, sh[0])
+				}
+				got = append(got, sh[1:]...)
+			}
+			if len(got) != len(rows) {
+				t.Fatalf("%d rows in all, want %d", len(got), len(rows))
+			}
+			for i := range rows {
+				if got[i][0] != rows[i][0] {
+					t.Fatalf("row %d is %q, want %q", i, got[i][0], rows[i][0])
+				}
+			}
+		})
 	}
 }
 
-func TestToXLSXStopsBeforeZip64(t *testing.T) {
-	rows := businessRows(50)
+// TestToXLSXRowTooLargeForASheet: a row that does not fit even an empty
+// sheet is left out and counted; the file stays valid.
+func TestToXLSXRowTooLargeForASheet(t *testing.T) {
+	rows := [][]string{{"a", "b"}, {strings.Repeat("x", 4000), "big"}, {"c", "d"}}
 	var out bytes.Buffer
-	err := toXLSX(&out, bytes.NewReader(writeCSV(t, businessHeader, rows)), xlsxLimits{rows: MaxXLSXRows, cellChars: MaxXLSXCellChars, sheetBytes: 20 << 10})
+	err := toXLSX(&out, bytes.NewReader(writeCSV(t, []string{"nom", "ville"}, rows)), xlsxLimits{rows: MaxXLSXRows, cellChars: MaxXLSXCellChars, sheetBytes: 1500})
 	var te *TruncatedError
-	if !errors.As(err, &te) || te.RowsDropped == 0 {
-		t.Fatalf("error %v, want rows dropped", err)
+	if !errors.As(err, &te) || te.RowsDropped != 1 {
+		t.Fatalf("error %v, want 1 row dropped", err)
 	}
-	_, got := openXLSX(t, out.Bytes(), len(businessHeader))
-	if len(got)-1+te.RowsDropped != len(rows) {
-		t.Errorf("%d rows kept and %d dropped, want %d in all", len(got)-1, te.RowsDropped, len(rows))
-	}
-	for i, row := range got[1:] {
-		if row[0] != rows[i][0] {
-			t.Fatalf("row %d is %q, want %q: kept rows must be the first ones", i, row[0], rows[i][0])
+	var got []string
+	for _, sh := range sheetRows(t, out.Bytes(), 2) {
+		for _, r := range sh[1:] {
+			got = append(got, r[0])
 		}
+	}
+	if strings.Join(got, ",") != "a,c" {
+		t.Errorf("rows %q, want a,c", got)
 	}
 }
 
@@ -189,7 +248,7 @@ func TestToXLSXHeaderOnlyAndParts(t *testing.T) {
 	for _, f := range zr.File {
 		names = append(names, f.Name)
 	}
-	want := "[Content_Types].xml _rels/.rels xl/workbook.xml xl/_rels/workbook.xml.rels xl/styles.xml xl/worksheets/sheet1.xml"
+	want := "[Content_Types].xml _rels/.rels xl/styles.xml xl/worksheets/sheet1.xml xl/workbook.xml xl/_rels/workbook.xml.rels"
 	if strings.Join(names, " ") != want {
 		t.Errorf("parts %q, want %q", names, want)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 
 	"github.com/prospectdata/svc/shared/accounts"
+	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -31,7 +33,10 @@ func (s *Service) all(ctx context.Context, uid int64) ([]*Job, error) {
 }
 
 // Export is the jobs' part of the account's data export: every job record
-// in jobs.json and each output still kept under jobs/<id>/.
+// in jobs.json and, for each output still kept, its CSV and its JSON under
+// jobs/<id>/ (spec: "CSV and JSON outputs of every done job"). The JSON is
+// the one made already when it is as new as the CSV, else made from the
+// CSV as the archive is written (streaming).
 func (s *Service) Export(ctx context.Context, uid int64) (accounts.Section, error) {
 	js, err := s.all(ctx, uid)
 	if err != nil {
@@ -42,22 +47,51 @@ func (s *Service) Export(ctx context.Context, uid int64) (accounts.Section, erro
 		sec.Data = []*Job{}
 	}
 	for _, j := range js {
-		if !j.DownloadAvailable || j.OutputFilename == nil || s.d.Files == nil {
+		if !j.DownloadAvailable || j.OutputFilename == nil || s.d.Files == nil || SingleRun(j.JobType) {
 			continue
 		}
-		key := OutputKey(j.ID)
+		id := j.ID
 		sec.Files = append(sec.Files, accounts.File{
-			Path: "jobs/" + j.ID + "/" + *j.OutputFilename,
+			Path: "jobs/" + id + "/" + export.CSV.Filename(*j.OutputFilename),
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return s.openOrEmpty(ctx, OutputKey(id)) },
+		}, accounts.File{
+			Path: "jobs/" + id + "/" + export.JSON.Filename(*j.OutputFilename),
 			Open: func(ctx context.Context) (io.ReadCloser, error) {
-				rc, _, err := s.d.Files.Open(ctx, key)
-				if errors.Is(err, blob.ErrNotFound) {
-					return io.NopCloser(eofReader{}), nil
+				ready, err := derivedReady(ctx, s.d.Files, id, export.JSON)
+				if err != nil && apperr.CodeOf(err) != apperr.Gone {
+					return nil, err
 				}
-				return rc, err
+				if ready {
+					return s.openOrEmpty(ctx, DerivedKey(id, export.JSON))
+				}
+				csv, err := s.openOrEmpty(ctx, OutputKey(id))
+				if err != nil {
+					return nil, err
+				}
+				pr, pw := io.Pipe()
+				go func() {
+					defer csv.Close()
+					err := export.ToJSON(pw, csv)
+					if errors.Is(err, export.ErrEmpty) {
+						_, err = io.WriteString(pw, "[]\n") // an output deleted since the listing
+					}
+					pw.CloseWithError(err)
+				}()
+				return pr, nil
 			},
 		})
 	}
 	return sec, nil
+}
+
+// openOrEmpty opens a file of the store, an empty one when it is gone
+// (deleted since the listing).
+func (s *Service) openOrEmpty(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, _, err := s.d.Files.Open(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return io.NopCloser(eofReader{}), nil
+	}
+	return rc, err
 }
 
 // eofReader is an empty file: an output deleted since the listing.

@@ -16,11 +16,6 @@ import (
 // every download format derives from.
 func OutputKey(id string) string { return "jobs/" + id + "/output.csv" }
 
-// derivedKey is where a format derived from the CSV is kept once made, so
-// that a second download of a large JSON or XLSX is a plain file copy (and,
-// on S3, a redirect to the file).
-func derivedKey(id string, f export.Format) string { return "jobs/" + id + "/output." + string(f) }
-
 // downloadTTL is how long a presigned download address stays valid.
 const downloadTTL = 15 * time.Minute
 
@@ -105,8 +100,8 @@ func (s *Service) Download(ctx context.Context, uid int64, id, format string) (*
 	}
 	key := OutputKey(id)
 	if f != export.CSV {
-		key = derivedKey(id, f)
-		if err := s.derive(ctx, id, key, f); err != nil {
+		key = DerivedKey(id, f)
+		if err := s.ensureDerived(ctx, id, f); err != nil {
 			return nil, err
 		}
 	}
@@ -128,28 +123,6 @@ func (s *Service) Download(ctx context.Context, uid int64, id, format string) (*
 	}
 	d.Body = rc
 	return d, nil
-}
-
-// derive writes a format made from the CSV under key unless it is there,
-// streaming: the converter reads the CSV as the store writes the result.
-func (s *Service) derive(ctx context.Context, id, key string, f export.Format) error {
-	if _, err := s.d.Files.Stat(ctx, key); err == nil {
-		return nil
-	} else if !errors.Is(err, blob.ErrNotFound) {
-		return fmt.Errorf("stat %s: %w", key, err)
-	}
-	src, err := s.openCSV(ctx, id)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(export.Convert(pw, src, f)) }()
-	if _, err := s.d.Files.Put(ctx, key, pr, f.MediaType()); err != nil {
-		pr.CloseWithError(err)
-		return fmt.Errorf("convert %s to %s: %w", id, f, err)
-	}
-	return nil
 }
 
 // MaxItemsPage is the largest items page (spec: limit 1..100000).
@@ -185,7 +158,7 @@ func (s *Service) Items(ctx context.Context, uid int64, id string, offset, limit
 		return err
 	}
 	defer rc.Close()
-	_, _, err = export.WriteItems(w(), rc, offset, limit)
+	_, _, err = export.WriteItemsMax(w(), rc, offset, limit, int64(s.d.ItemsPageBytes))
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
@@ -55,7 +56,16 @@ type Deps struct {
 	// pool to wait for, or given its pool's lease), for the engine to run
 	// it. It may be told twice of a job.
 	Started func(ctx context.Context, j *Job) error
-	Log     *slog.Logger
+	// Derive asks a worker for format f of a job's output (the engine's
+	// derive message), where the API may not make it in the request (a
+	// Lambda); nil makes it in the first download's request (derive.go).
+	Derive func(ctx context.Context, id string, f export.Format) error
+	// ItemsPageBytes bounds an items page where responses are capped (a
+	// Lambda's 6 MB): the page stops before its body, as the runtime
+	// sends it, would pass this many bytes. 0: no bound (the contract's
+	// omitted limit returns every row).
+	ItemsPageBytes int
+	Log            *slog.Logger
 }
 
 // Service creates and reads jobs.

@@ -332,7 +332,7 @@ func (s *Service) writeSignals(ctx context.Context, vid, rid int64, signals []ro
 	if _, err := s.d.Files.Put(ctx, signalsKey(vid, rid), strings.NewReader(string(b)), "application/json"); err != nil {
 		return fmt.Errorf("signals of veille %d run %d: %w", vid, rid, err)
 	}
-	return nil
+	return s.writeSignalFiles(ctx, vid, rid, signals)
 }
 
 // Signals are a computed run's reputation signals, by score descending (a
