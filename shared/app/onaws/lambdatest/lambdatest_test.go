@@ -223,7 +223,9 @@ func TestGateway(t *testing.T) {
 		defer f.Close()
 		g := lambdatest.NewGateway()
 		done := make(chan int)
-		go func() { done <- g.Serve(context.Background(), f, lambdatest.HTTPEvent("GET", "/", "", nil, nil, "")).StatusCode }()
+		go func() {
+			done <- g.Serve(context.Background(), f, lambdatest.HTTPEvent("GET", "/", "", nil, nil, "")).StatusCode
+		}()
 		for f.Stats().MaxConcurrent < 1 {
 			time.Sleep(5 * time.Millisecond)
 		}
