@@ -140,7 +140,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if cfg.MapProvider == "sim" {
 		days = sim.NewDays(ad.DB, accounts.Table, ad.Now)
 	}
-	prov := newProvider(cfg, sc, days)
+	prov := newProvider(cfg, ad, sc, days)
 	// The engine runs where the runtime gives queues and files: everywhere
 	// locally, in the Lambdas that send work or run it on AWS.
 	guard := ad.Guard

@@ -148,14 +148,14 @@ func Schedules() []Schedule {
 func Workers() []Worker {
 	return []Worker{{
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
-		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events"},
+		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
 	}, {
 		// Enrichment: the batches of item jobs (a module over 20 items),
 		// which fetch websites; the last batch sends its job's finalize
 		// to the tasks queue. Items run at once within a batch, each
 		// bounded by enrich.ItemTimeout.
-		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events"},
+		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
 	}, {
 		// Finalizes: the merge of a job's parts into its CSV (up to
@@ -173,7 +173,7 @@ func Workers() []Worker {
 		// It sends to the tasks queue the start of the next job of a pool
 		// its job's end frees.
 		// A rows run's end asks the finalize queue for its JSON and XLSX.
-		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events"},
+		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
 	}, {
 		// Pipelines: each task of the pipeline state machine (advance a
@@ -186,7 +186,7 @@ func Workers() []Worker {
 		// Veilles: the tick starts the due replays (scrapes, pipelines'
 		// roots) and computes the ended ones: a diff of up to a million
 		// rows each way and the churn check's provider lookups.
-		Name: "veille-tick", Every: time.Minute, Tables: []string{"accounts", "jobs", "events"},
+		Name: "veille-tick", Every: time.Minute, Tables: []string{"accounts", "jobs", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into

@@ -39,6 +39,17 @@ type Config struct {
 	MapProvider     string
 	GooglePlacesKey string
 	SimLatency      time.Duration
+	// GooglePlacesURL is the Places API's root (SVC_GOOGLE_PLACES_URL;
+	// the public endpoint when empty): a recording proxy, a test's stand-in.
+	GooglePlacesURL string
+	// ProviderMaxInFlight and ProviderMaxPerSecond bound the map
+	// provider's requests under way and started per second across every
+	// process of the service (SVC_PROVIDER_MAX_IN_FLIGHT,
+	// SVC_PROVIDER_MAX_PER_SECOND; provider/fleet, docs/provider-load.md).
+	// Unset or 0 takes the provider's default: GoogleMaxInFlight and
+	// GoogleMaxPerSecond for google; no bound for sim, which has no quota.
+	ProviderMaxInFlight  int
+	ProviderMaxPerSecond int
 	// ChromiumPack is the directory of a serverless Chromium pack
 	// (SVC_CHROMIUM_PACK; the AWS enrichment worker's layer), used for
 	// screenshots when no Chromium is installed.
@@ -79,6 +90,17 @@ type Sources struct {
 	PhonePlanDir string
 }
 
+// The defaults of the provider's load under google: the Places API (New)
+// grants a project 600 Text Search requests per minute unless raised
+// (Cloud Console, Google Maps Platform > Quotas), 10 a second; 10 in
+// flight keep that rate with a second of latency each.
+const (
+	GoogleMaxInFlight  = 10
+	GoogleMaxPerSecond = 10
+	// MaxProviderLimit bounds both settings (provider/fleet.MaxLimit).
+	MaxProviderLimit = 1000
+)
+
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
 func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
@@ -101,6 +123,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.MapProvider = strings.ToLower(strings.TrimSpace(or(getenv("SVC_MAP_PROVIDER"), "sim")))
 	c.GooglePlacesKey = strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_KEY"))
 	c.ChromiumPack = strings.TrimSpace(getenv("SVC_CHROMIUM_PACK"))
+	c.GooglePlacesURL = strings.TrimRight(strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_URL")), "/")
 	switch c.MapProvider {
 	case "sim":
 	case "google":
@@ -111,6 +134,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SVC_MAP_PROVIDER: %q is neither sim nor google", c.MapProvider)
 	}
 	if err := c.readSources(getenv); err != nil {
+		return c, err
+	}
+	if err := c.readProviderLoad(getenv); err != nil {
 		return c, err
 	}
 	c.SimLatency = 20 * time.Millisecond
@@ -239,5 +265,32 @@ func (c *Config) readSources(getenv func(string) string) error {
 		return fmt.Errorf("SVC_SMTP_PROBE: %q is neither on nor off", v)
 	}
 	c.Sources = s
+	return nil
+}
+
+// readProviderLoad reads the provider's load limits, defaulting unset ones
+// to the provider's own.
+func (c *Config) readProviderLoad(getenv func(string) string) error {
+	for _, v := range []struct {
+		name   string
+		dst    *int
+		google int
+	}{
+		{"SVC_PROVIDER_MAX_IN_FLIGHT", &c.ProviderMaxInFlight, GoogleMaxInFlight},
+		{"SVC_PROVIDER_MAX_PER_SECOND", &c.ProviderMaxPerSecond, GoogleMaxPerSecond},
+	} {
+		n := 0
+		if raw := strings.TrimSpace(getenv(v.name)); raw != "" {
+			var err error
+			n, err = strconv.Atoi(raw)
+			if err != nil || n < 0 || n > MaxProviderLimit {
+				return fmt.Errorf("%s: %q is not a number from 0 to %d", v.name, raw, MaxProviderLimit)
+			}
+		}
+		if n == 0 && c.MapProvider == "google" {
+			n = v.google
+		}
+		*v.dst = n
+	}
 	return nil
 }

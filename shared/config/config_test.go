@@ -104,3 +104,45 @@ func TestMapProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderLoad: the provider's load limits default to the Places
+// quota's under google, to none under sim, and refuse what is not a count.
+func TestProviderLoad(t *testing.T) {
+	google := map[string]string{"SVC_MAP_PROVIDER": "google", "SVC_GOOGLE_PLACES_KEY": "k"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	tests := []struct {
+		name                string
+		env                 map[string]string
+		inFlight, perSecond int
+		bad                 bool
+	}{
+		{"google defaults", google, GoogleMaxInFlight, GoogleMaxPerSecond, false},
+		{"google set", with(google, "SVC_PROVIDER_MAX_IN_FLIGHT", "4", "SVC_PROVIDER_MAX_PER_SECOND", "25"), 4, 25, false},
+		{"google 0 is the default", with(google, "SVC_PROVIDER_MAX_IN_FLIGHT", "0"), GoogleMaxInFlight, GoogleMaxPerSecond, false},
+		{"sim unbounded", nil, 0, 0, false},
+		{"sim set", with(nil, "SVC_PROVIDER_MAX_IN_FLIGHT", "10", "SVC_PROVIDER_MAX_PER_SECOND", "50"), 10, 50, false},
+		{"negative", with(nil, "SVC_PROVIDER_MAX_IN_FLIGHT", "-1"), 0, 0, true},
+		{"not a number", with(google, "SVC_PROVIDER_MAX_PER_SECOND", "ten"), 0, 0, true},
+		{"above the bound", with(nil, "SVC_PROVIDER_MAX_PER_SECOND", "1001"), 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := FromEnv(func(k string) string { return tt.env[k] })
+			if (err != nil) != tt.bad {
+				t.Fatalf("err = %v, want error %v", err, tt.bad)
+			}
+			if !tt.bad && (c.ProviderMaxInFlight != tt.inFlight || c.ProviderMaxPerSecond != tt.perSecond) {
+				t.Errorf("limits %d in flight, %d per second; want %d, %d", c.ProviderMaxInFlight, c.ProviderMaxPerSecond, tt.inFlight, tt.perSecond)
+			}
+		})
+	}
+}
