@@ -34,6 +34,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/presigned-url v1.14.11 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/s3shared v1.20.11 // indirect
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.9 // indirect
+	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.51.0 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sesv2 v1.79.8 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sfn v1.41.2 // indirect
 	github.com/aws/aws-sdk-go-v2/service/signin v1.12.4 // indirect

@@ -61,6 +61,17 @@ func TestPipelines(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("deployed definition differs from statemachines/pipeline.asl.json:\n%s", body)
 	}
+	// The execution's timeout is in the definition itself: the CDK's
+	// timeout property does not reach a definition given as a string.
+	if got["TimeoutSeconds"] != pipelinesTimeout.Seconds() {
+		t.Errorf("TimeoutSeconds %v, want %v", got["TimeoutSeconds"], pipelinesTimeout.Seconds())
+	}
+	if err := checkTimeout([]byte(`{"StartAt":"A"}`), pipelinesTimeout); err == nil {
+		t.Error("a definition without TimeoutSeconds passes the check")
+	}
+	if err := checkTimeout([]byte(`{"TimeoutSeconds":60}`), pipelinesTimeout); err == nil {
+		t.Error("a definition with another TimeoutSeconds passes the check")
+	}
 	lambdaTasks := 0
 	for name, st := range got["States"].(map[string]any) {
 		st := st.(map[string]any)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/mail"
+	"strconv"
 	"strings"
 
 	"github.com/aws/constructs-go/constructs/v10"
@@ -31,9 +32,33 @@ type settings struct {
 	// verbatim (SVC_INVITATION_CODES, SVC_ADMIN_EMAILS).
 	InvitationCodes string
 	AdminEmails     string
-	// DataSources is SVC_DATA_SOURCES of every function: "sim" (the
-	// default, as the stack runs the sim map provider) or "real".
+	// MapProvider is SVC_MAP_PROVIDER of the functions that create or run
+	// jobs: "sim" (the simulated world, the default) or "google" (Places
+	// API (New), its key in the stack's GooglePlacesSecret).
+	MapProvider string
+	// DataSources is SVC_DATA_SOURCES of every function: "sim" or "real";
+	// by default "sim" under the sim provider and "real" under google,
+	// as shared/config does. The sim sources are twins of the sim world,
+	// so google with sim sources is refused.
 	DataSources string
+	// ProviderMaxInFlight and ProviderMaxPerSecond bound the requests to
+	// the map provider across every concurrent invocation
+	// (SVC_PROVIDER_MAX_IN_FLIGHT, SVC_PROVIDER_MAX_PER_SECOND, read by
+	// the shared limiter); the first also caps worker-tasks' concurrency.
+	ProviderMaxInFlight  int
+	ProviderMaxPerSecond int
+	// WorkerMaxConcurrency caps the concurrency of every other queue-fed
+	// worker (the SQS event source's maximum concurrency), so that the
+	// workers cannot take the account's concurrency from the API
+	// functions.
+	WorkerMaxConcurrency int
+	// AlarmEmail subscribes an address to the alarms' SNS topic; "" means
+	// no subscription.
+	AlarmEmail string
+	// S3PathStyle sets SVC_S3_PATH_STYLE=1 on the functions using the
+	// bucket: path-style addressing, which LocalStack needs; AWS takes the
+	// default virtual-hosted style.
+	S3PathStyle bool
 }
 
 // Context keys and their defaults. cdk.json repeats the defaults so that the
@@ -47,11 +72,39 @@ const (
 	ctxInvitationCodes = "invitationCodes"
 	ctxAdminEmails     = "adminEmails"
 	ctxDataSources     = "dataSources"
+	ctxMapProvider     = "mapProvider"
+	ctxMaxInFlight     = "providerMaxInFlight"
+	ctxMaxPerSecond    = "providerMaxPerSecond"
+	ctxWorkerMax       = "workerMaxConcurrency"
+	ctxAlarmEmail      = "alarmEmail"
+	ctxS3PathStyle     = "s3PathStyle"
 
 	defaultAssetDir = "../dist"
 	// The local server's default sender (shared/config), so that the
 	// LocalStack walk needs no override; a real deployment sets its own.
 	defaultMailFrom = "Prospecting Data Service <no-reply@svc.localhost>"
+
+	// Places API (New) quotas are per minute, per method and per project;
+	// Text Search's default is 600 requests per minute (Cloud console,
+	// Google Maps Platform > Quotas). 8 per second is 480 per minute: 80 %
+	// of it, leaving room for the project's other callers and for the
+	// limiter's per-second granularity. At Text Search's usual latency
+	// (well under 2 s) 8 per second keeps about 16 requests in flight.
+	// docs/aws.md, "Provider load".
+	defaultMaxInFlight  = 16
+	defaultMaxPerSecond = 8
+	// Five queue-fed workers at 10 (worker-tasks at providerMaxInFlight)
+	// hold at most 56 of the account's 1,000 default concurrent
+	// executions, the rest staying with the API functions.
+	defaultWorkerMax = 10
+)
+
+// Bounds of the numeric settings: SQS event sources take a maximum
+// concurrency from 2 to 1,000.
+const (
+	minConcurrency = 2
+	maxConcurrency = 1000
+	maxPerSecond   = 10000
 )
 
 // contextDefaults are the values a key takes when the context omits it
@@ -65,7 +118,47 @@ func contextDefaults() map[string]string {
 		ctxSESIdentityARN:  "",
 		ctxInvitationCodes: "",
 		ctxAdminEmails:     "",
-		ctxDataSources:     "sim",
+		ctxDataSources:     "",
+		ctxMapProvider:     "sim",
+		ctxMaxInFlight:     strconv.Itoa(defaultMaxInFlight),
+		ctxMaxPerSecond:    strconv.Itoa(defaultMaxPerSecond),
+		ctxWorkerMax:       strconv.Itoa(defaultWorkerMax),
+		ctxAlarmEmail:      "",
+		ctxS3PathStyle:     "false",
+	}
+}
+
+// contextString is a context value as a string: cdk.json holds strings,
+// numbers for the numeric keys, a boolean for s3PathStyle, or (for codes
+// and emails) lists of strings; -c on the command line gives strings.
+func contextString(key string, v any) (string, error) {
+	numeric := key == ctxMaxInFlight || key == ctxMaxPerSecond || key == ctxWorkerMax
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v), nil
+	case float64:
+		if !numeric {
+			return "", fmt.Errorf("context %s: want a string, got the number %v", key, v)
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	case bool:
+		if key != ctxS3PathStyle {
+			return "", fmt.Errorf("context %s: want a string, got %v", key, v)
+		}
+		return strconv.FormatBool(v), nil
+	case []any:
+		// cdk.json may list codes or emails as a JSON array.
+		parts := make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return "", fmt.Errorf("context %s: list element %v is not a string", key, e)
+			}
+			parts = append(parts, strings.TrimSpace(s))
+		}
+		return strings.Join(parts, ","), nil
+	default:
+		return "", fmt.Errorf("context %s: want a string, got %T", key, v)
 	}
 }
 
@@ -73,25 +166,10 @@ func contextDefaults() map[string]string {
 func readSettings(node constructs.Node) (settings, error) {
 	get := func(key string) (string, error) {
 		v := node.TryGetContext(jsii.String(key))
-		switch v := v.(type) {
-		case nil:
+		if v == nil {
 			return contextDefaults()[key], nil
-		case string:
-			return strings.TrimSpace(v), nil
-		case []any:
-			// cdk.json may list codes or emails as a JSON array.
-			parts := make([]string, 0, len(v))
-			for _, e := range v {
-				s, ok := e.(string)
-				if !ok {
-					return "", fmt.Errorf("context %s: list element %v is not a string", key, e)
-				}
-				parts = append(parts, strings.TrimSpace(s))
-			}
-			return strings.Join(parts, ","), nil
-		default:
-			return "", fmt.Errorf("context %s: want a string, got %T", key, v)
 		}
+		return contextString(key, v)
 	}
 	var s settings
 	var err error
@@ -107,6 +185,8 @@ func readSettings(node constructs.Node) (settings, error) {
 		{ctxInvitationCodes, &s.InvitationCodes},
 		{ctxAdminEmails, &s.AdminEmails},
 		{ctxDataSources, &s.DataSources},
+		{ctxMapProvider, &s.MapProvider},
+		{ctxAlarmEmail, &s.AlarmEmail},
 	} {
 		if *f.dst, err = get(f.key); err != nil {
 			return s, err
@@ -126,15 +206,67 @@ func readSettings(node constructs.Node) (settings, error) {
 		}
 		s.MailDomain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
 	}
+	switch s.MapProvider {
+	case "":
+		s.MapProvider = "sim"
+	case "sim", "google":
+	default:
+		return s, fmt.Errorf("context %s %q is neither sim nor google", ctxMapProvider, s.MapProvider)
+	}
 	switch s.DataSources {
 	case "":
-		s.DataSources = "sim"
+		s.DataSources = map[string]string{"sim": "sim", "google": "real"}[s.MapProvider]
 	case "sim", "real":
 	default:
 		return s, fmt.Errorf("context %s %q is neither sim nor real", ctxDataSources, s.DataSources)
+	}
+	if s.MapProvider == "google" && s.DataSources == "sim" {
+		return s, fmt.Errorf("context %s sim needs %s sim: the sim data sources are twins of the simulated world", ctxDataSources, ctxMapProvider)
+	}
+	for _, n := range []struct {
+		key      string
+		dst      *int
+		min, max int
+	}{
+		{ctxMaxInFlight, &s.ProviderMaxInFlight, 1, maxConcurrency},
+		{ctxMaxPerSecond, &s.ProviderMaxPerSecond, 1, maxPerSecond},
+		{ctxWorkerMax, &s.WorkerMaxConcurrency, minConcurrency, maxConcurrency},
+	} {
+		raw, err := get(n.key)
+		if err != nil {
+			return s, err
+		}
+		if raw == "" {
+			raw = contextDefaults()[n.key]
+		}
+		v, err := strconv.Atoi(raw)
+		if err != nil || v < n.min || v > n.max {
+			return s, fmt.Errorf("context %s %q is not a whole number from %d to %d", n.key, raw, n.min, n.max)
+		}
+		*n.dst = v
+	}
+	raw, err := get(ctxS3PathStyle)
+	if err != nil {
+		return s, err
+	}
+	if s.S3PathStyle, err = strconv.ParseBool(or(raw, "false")); err != nil {
+		return s, fmt.Errorf("context %s %q is neither true nor false", ctxS3PathStyle, raw)
+	}
+	if s.AlarmEmail != "" {
+		a, err := mail.ParseAddress(s.AlarmEmail)
+		if err != nil || a.Name != "" || a.Address != s.AlarmEmail {
+			return s, fmt.Errorf("context %s %q is not a plain email address", ctxAlarmEmail, s.AlarmEmail)
+		}
 	}
 	if s.SESIdentityARN != "" && !strings.HasPrefix(s.SESIdentityARN, "arn:") {
 		return s, fmt.Errorf("context %s %q is not an ARN", ctxSESIdentityARN, s.SESIdentityARN)
 	}
 	return s, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,12 +22,32 @@ type spec struct {
 	Schemas   []store.Schema
 	Queues    []queue.Config
 	Schedules []app.Schedule
+	Workers   []app.Worker
+	// WorkQueues are the queues whose messages the engine gives up on at
+	// delivery GiveUpAfter: their MaxReceives must be GiveUpAfter+1, or
+	// SQS moves a message to its dead-letter queue before the give-up is
+	// recorded and its job never ends.
+	WorkQueues  []string
+	GiveUpAfter int
+	// VisibilityFactor: a consumed queue's visibility timeout is at least
+	// this many times its worker's timeout.
+	VisibilityFactor int
+	// StreamDeadLetter is the queue noting the stream records a worker
+	// failed past its retries (a dead-letter queue no queue redrives to).
+	StreamDeadLetter string
 }
 
 // serviceSpec is the spec of the service as it is.
 func serviceSpec() spec {
-	return spec{Groups: api.Groups(), Schemas: app.Schemas(), Queues: app.Queues(), Schedules: app.Schedules()}
+	return spec{Groups: api.Groups(), Schemas: app.Schemas(), Queues: app.Queues(), Schedules: app.Schedules(),
+		Workers:     app.Workers(),
+		WorkQueues:  []string{app.QueueTasks, app.QueueEnrich, app.QueueSources, app.QueueFinalize},
+		GiveUpAfter: app.GiveUpAfter, VisibilityFactor: app.VisibilityFactor, StreamDeadLetter: app.QueueStreamDLQ,
+	}
 }
+
+// lambdaMaxTimeoutS is Lambda's longest function timeout.
+const lambdaMaxTimeoutS = 900
 
 // check rejects what CloudFormation would reject late (or accept wrongly):
 // a group using a table no schema defines, a route claimed twice, a
@@ -113,6 +134,73 @@ func (s spec) check() error {
 			errs = append(errs, fmt.Errorf("queue %q: its dead-letter chain loops", q.Name))
 		}
 	}
+	byName := map[string]queue.Config{}
+	for _, q := range s.Queues {
+		byName[q.Name] = q
+	}
+	for _, name := range s.WorkQueues {
+		q, ok := byName[name]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("work queue %q is not a configured queue", name))
+		case q.DeadLetter == "" || q.MaxReceives != s.GiveUpAfter+1:
+			errs = append(errs, fmt.Errorf("work queue %q: MaxReceives %d (dead-letter queue %q), want GiveUpAfter+1 = %d with a dead-letter queue",
+				name, q.MaxReceives, q.DeadLetter, s.GiveUpAfter+1))
+		}
+	}
+	if s.StreamDeadLetter != "" && !queues[s.StreamDeadLetter] {
+		errs = append(errs, fmt.Errorf("stream dead-letter queue %q is not a configured queue", s.StreamDeadLetter))
+	}
+	workers := map[string]bool{}
+	consumed := map[string]string{}
+	for _, w := range s.Workers {
+		if w.Name == "" || workers[w.Name] || groups[w.Name] {
+			errs = append(errs, fmt.Errorf("worker %q: empty name, or a name another function has", w.Name))
+		}
+		workers[w.Name] = true
+		if w.TimeoutS < 1 || w.TimeoutS > lambdaMaxTimeoutS {
+			errs = append(errs, fmt.Errorf("worker %q: timeout %d s is outside Lambda's 1..%d", w.Name, w.TimeoutS, lambdaMaxTimeoutS))
+		}
+		for _, t := range w.Tables {
+			if !schemas[t] {
+				errs = append(errs, fmt.Errorf("worker %q uses table %q, which no schema defines", w.Name, t))
+			}
+		}
+		if w.Stream != "" && !slices.Contains(w.Tables, w.Stream) {
+			errs = append(errs, fmt.Errorf("worker %q reads the stream of %q, not one of its tables", w.Name, w.Stream))
+		}
+		for _, q := range w.SendsTo {
+			if !queues[q] {
+				errs = append(errs, fmt.Errorf("worker %q sends to %q, which is not a configured queue", w.Name, q))
+			}
+		}
+		if w.Queue == "" {
+			continue
+		}
+		q, ok := byName[w.Queue]
+		if !ok {
+			errs = append(errs, fmt.Errorf("worker %q consumes %q, which is not a configured queue", w.Name, w.Queue))
+			continue
+		}
+		if other, ok := consumed[w.Queue]; ok {
+			errs = append(errs, fmt.Errorf("queue %q consumed by %q and %q", w.Queue, other, w.Name))
+		}
+		consumed[w.Queue] = w.Name
+		// AWS advises a visibility of 6x the function's timeout for an
+		// SQS event source: a message a killed invocation held comes back
+		// only after it, and the event source's own retries fit in it.
+		if want := time.Duration(s.VisibilityFactor*w.TimeoutS) * time.Second; q.VisibilityTimeout < want {
+			errs = append(errs, fmt.Errorf("queue %q: visibility %v is under %d x its worker %s's timeout (%v)",
+				w.Queue, q.VisibilityTimeout, s.VisibilityFactor, w.Name, want))
+		}
+	}
+	for _, g := range s.Groups {
+		for _, q := range g.SendsTo {
+			if !queues[q] {
+				errs = append(errs, fmt.Errorf("group %q sends to %q, which is not a configured queue", g.Name, q))
+			}
+		}
+	}
 	for _, sc := range s.Schedules {
 		if !queues[sc.Queue] {
 			errs = append(errs, fmt.Errorf("schedule %q: queue %q is not a configured queue", sc.Name, sc.Queue))
@@ -129,9 +217,13 @@ func (s spec) check() error {
 	return errors.Join(errs...)
 }
 
-// deadLetterQueues are the names of the queues some queue redrives to.
+// deadLetterQueues are the names of the queues some queue redrives to,
+// and the stream's dead-letter queue.
 func (s spec) deadLetterQueues() map[string]bool {
 	dlq := map[string]bool{}
+	if s.StreamDeadLetter != "" {
+		dlq[s.StreamDeadLetter] = true
+	}
 	for _, q := range s.Queues {
 		if q.DeadLetter != "" {
 			dlq[q.DeadLetter] = true

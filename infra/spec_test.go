@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,22 @@ import (
 )
 
 // These tests need no jsii runtime.
+
+// TestServiceSpecAgrees pins the one source of truth: the work queues are
+// the engine's, redriven one delivery after GiveUpAfter.
+func TestServiceSpecAgrees(t *testing.T) {
+	sv := serviceSpec()
+	for _, q := range sv.Queues {
+		if slices.Contains(sv.WorkQueues, q.Name) && q.MaxReceives != app.GiveUpAfter+1 {
+			t.Errorf("queue %s: MaxReceives %d, GiveUpAfter %d", q.Name, q.MaxReceives, app.GiveUpAfter)
+		}
+	}
+	for _, w := range sv.Workers {
+		if w.Queue != "" && w.Queue != app.QueueDeliveries && !slices.Contains(sv.WorkQueues, w.Queue) {
+			t.Errorf("worker %s consumes %s, which is not a work queue: should the engine's give-up apply to it?", w.Name, w.Queue)
+		}
+	}
+}
 
 func TestServiceSpecIsValid(t *testing.T) {
 	if err := serviceSpec().check(); err != nil {
@@ -33,8 +50,14 @@ func TestSpecCheck(t *testing.T) {
 			Queues: []queue.Config{
 				{Name: "q", VisibilityTimeout: time.Minute, MaxReceives: 3, DeadLetter: "dlq"},
 				{Name: "dlq", VisibilityTimeout: time.Minute},
+				{Name: "sdlq", VisibilityTimeout: time.Minute},
 			},
 			Schedules: []app.Schedule{{Name: "tick", Queue: "q", Every: time.Minute, Body: `{"kind":"tick"}`}},
+			Workers: []app.Worker{
+				{Name: "w", Queue: "q", Stream: "t", Tables: []string{"t"}, SendsTo: []string{"q"}, TimeoutS: 10},
+				{Name: "tick", Tables: []string{"t"}, TimeoutS: 900, Every: time.Minute},
+			},
+			WorkQueues: []string{"q"}, GiveUpAfter: 2, VisibilityFactor: 6, StreamDeadLetter: "sdlq",
 		}
 	}
 	if err := good().check(); err != nil {
@@ -61,6 +84,21 @@ func TestSpecCheck(t *testing.T) {
 		{"schedule of seconds", func(s *spec) { s.Schedules[0].Every = 90 * time.Second }, "whole minutes"},
 		{"schedule body not an object", func(s *spec) { s.Schedules[0].Body = "sweep" }, "JSON object"},
 		{"visibility over 12h", func(s *spec) { s.Queues[1].VisibilityTimeout = 13 * time.Hour }, "whole seconds"},
+		// A work queue must redrive one delivery after the give-up.
+		{"work queue redrives before the give-up", func(s *spec) { s.Queues[0].MaxReceives = 2 }, "want GiveUpAfter+1 = 3"},
+		{"work queue redrives late", func(s *spec) { s.Queues[0].MaxReceives = 5 }, "want GiveUpAfter+1 = 3"},
+		{"work queue without dead-letter queue", func(s *spec) { s.Queues[0].DeadLetter = "" }, "want GiveUpAfter+1"},
+		{"unknown work queue", func(s *spec) { s.WorkQueues = append(s.WorkQueues, "gone") }, `work queue "gone"`},
+		{"visibility under 6x the timeout", func(s *spec) { s.Workers[0].TimeoutS = 11 }, "under 6 x"},
+		{"worker timeout over 15 min", func(s *spec) { s.Workers[1].TimeoutS = 901 }, "timeout 901"},
+		{"worker on an unknown queue", func(s *spec) { s.Workers[0].Queue = "gone" }, `consumes "gone"`},
+		{"queue consumed twice", func(s *spec) { s.Workers[1].Queue, s.Workers[1].TimeoutS = "q", 10 }, "consumed by"},
+		{"worker on an unknown table", func(s *spec) { s.Workers[1].Tables = []string{"gone"} }, `table "gone"`},
+		{"stream of another table", func(s *spec) { s.Workers[0].Tables = nil }, "not one of its tables"},
+		{"worker sends to an unknown queue", func(s *spec) { s.Workers[0].SendsTo = []string{"gone"} }, `sends to "gone"`},
+		{"group sends to an unknown queue", func(s *spec) { s.Groups[0].SendsTo = []string{"gone"} }, `sends to "gone"`},
+		{"worker named as a group", func(s *spec) { s.Workers[1].Name = "a" }, `worker "a"`},
+		{"unknown stream dead-letter queue", func(s *spec) { s.StreamDeadLetter = "gone" }, `stream dead-letter queue "gone"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := good()
@@ -130,13 +168,13 @@ func TestCDKJSON(t *testing.T) {
 	}
 	defaults := contextDefaults()
 	for k, want := range defaults {
-		got, ok := c.Context[k]
+		v, ok := c.Context[k]
 		if !ok {
 			t.Errorf("cdk.json does not show context %s (default %q)", k, want)
 			continue
 		}
-		if got != want {
-			t.Errorf("cdk.json context %s = %v, the code's default is %q", k, got, want)
+		if got, err := contextString(k, v); err != nil || got != want {
+			t.Errorf("cdk.json context %s = %v (%v), the code's default is %q", k, v, err, want)
 		}
 	}
 	for k := range c.Context {

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
@@ -22,6 +23,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -56,10 +59,16 @@ type Stack struct {
 	// SourceSecrets holds the data-source modules' keys and seed
 	// mailboxes (dataSourceSecretKeys), filled by the operator.
 	SourceSecrets awssecretsmanager.Secret
+	// PlacesSecret holds the Google Places key (placesKeyField), filled
+	// by the operator; nil under the sim map provider.
+	PlacesSecret awssecretsmanager.Secret
+	// AlarmTopic is the SNS topic every alarm publishes to.
+	AlarmTopic awssns.Topic
 	// Pipelines is the generic pipeline state machine
 	// (statemachines/pipeline.asl.json).
 	Pipelines awsstepfunctions.StateMachine
 
+	cfg      settings
 	chromium awslambda.ILayerVersion // the Chromium pack's layer, once made
 	// pipelinesARN is the state machine's ARN built from its fixed name:
 	// the functions it invokes name it too, and a reference to the
@@ -118,6 +127,16 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 		Queues:       map[string]awssqs.Queue{},
 		Functions:    map[string]awslambda.Function{},
 		Integrations: map[string]awsapigatewayv2integrations.HttpLambdaIntegration{},
+		cfg:          cfg,
+	}
+	// First: every alarm below publishes to it.
+	s.AlarmTopic = awssns.NewTopic(stack, jsii.String("AlarmTopic"), &awssns.TopicProps{
+		DisplayName: jsii.String(id + " alarms"),
+	})
+	if cfg.AlarmEmail != "" {
+		// SNS mails a confirmation link first: nothing is delivered
+		// until the address confirms (docs/aws.md).
+		s.AlarmTopic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(cfg.AlarmEmail), nil))
 	}
 	for _, sc := range sv.Schemas {
 		s.Tables[sc.Name] = newTable(stack, sc)
@@ -144,6 +163,24 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 			"delivery_check seeds as JSON); fill after the first deploy."),
 		SecretObjectValue: &placeholders,
 	})
+	if cfg.MapProvider == "google" {
+		// Like DataSourceSecrets: an empty placeholder the operator fills
+		// (docs/aws.md, "Deploy with Google Places"). The template never
+		// changes it, so no deploy overwrites the key.
+		s.PlacesSecret = awssecretsmanager.NewSecret(stack, jsii.String("GooglePlacesSecret"), &awssecretsmanager.SecretProps{
+			Description: jsii.String("The Google Places API (New) key of the map provider (field " + placesKeyField +
+				"); fill after the first deploy."),
+			SecretObjectValue: &map[string]awscdk.SecretValue{placesKeyField: awscdk.SecretValue_UnsafePlainText(jsii.String(""))},
+		})
+		awscdk.NewCfnOutput(stack, jsii.String("GooglePlacesSecretArn"), &awscdk.CfnOutputProps{
+			Description: jsii.String("Secret to put the Google Places key in (field " + placesKeyField + ")"),
+			Value:       s.PlacesSecret.SecretArn(),
+		})
+	}
+	awscdk.NewCfnOutput(stack, jsii.String("DataSourceSecretsArn"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Secret of the data-source modules' keys and seed mailboxes"),
+		Value:       s.SourceSecrets.SecretArn(),
+	})
 	// CORS stays off: the pages and the API share the gateway's origin, and
 	// API-key callers are servers. The default stage auto-deploys.
 	s.API = awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
@@ -151,6 +188,8 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 		Description:        jsii.String("The service's HTTP API: one Lambda per route group (shared/api.Groups)."),
 		CreateDefaultStage: jsii.Bool(true),
 	})
+	s.alarm("ApiServerErrorsAlarm", "The HTTP API answered 5xx (a function failed, timed out, or was throttled).",
+		s.API.MetricServerError(alarmPeriod("Sum")), 1)
 	baseURL := s.API.ApiEndpoint()
 	if cfg.BaseURL != "" {
 		baseURL = jsii.String(cfg.BaseURL)
@@ -172,12 +211,18 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 		ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
 	})
 	for _, g := range sv.Groups {
-		s.addGroup(g, cfg, baseURL, sesIdentity)
+		if err := s.addGroup(g, cfg, baseURL, sesIdentity); err != nil {
+			return nil, err
+		}
 	}
-	for _, w := range app.Workers() {
-		s.addWorker(w, cfg, baseURL)
+	for _, w := range sv.Workers {
+		if err := s.addWorker(w, cfg, baseURL); err != nil {
+			return nil, err
+		}
 	}
-	s.addPipelines(*stack.StackName())
+	if err := s.addPipelines(*stack.StackName()); err != nil {
+		return nil, err
+	}
 	for _, sc := range sv.Schedules {
 		s.addSchedule(sc)
 	}
@@ -189,6 +234,10 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 	awscdk.NewCfnOutput(stack, jsii.String("FilesBucketName"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Bucket of the file store (job outputs, exports, assets)"),
 		Value:       s.Bucket.BucketName(),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("AlarmTopicArn"), &awscdk.CfnOutputProps{
+		Description: jsii.String("SNS topic of the alarms (subscribe more endpoints to it)"),
+		Value:       s.AlarmTopic.TopicArn(),
 	})
 	return s, nil
 }
@@ -202,9 +251,28 @@ type fnSpec struct {
 	files              bool
 	// browser: x86_64 with the Chromium pack as a layer (app.Worker).
 	browser bool
-	// sources: the data-source modules' secrets in its environment.
+	// sources: the data-source modules' secrets.
 	sources bool
 }
+
+// usesProvider tells whether a function holding these tables gets the map
+// provider's settings (SVC_MAP_PROVIDER, its key, its limits): what holds
+// the jobs table creates, runs or continues jobs, whose source names the
+// provider, and runs the engine whose tasks call it. shared/config refuses
+// google without a key, so each of them reads the key's secret.
+func usesProvider(tables []string) bool { return slices.Contains(tables, "jobs") }
+
+// placesKeyField is the field of GooglePlacesSecret holding the key.
+const placesKeyField = "google_places_key"
+
+// Variables of the provider's settings (shared/config and the limiter).
+const (
+	envMapProvider  = "SVC_MAP_PROVIDER"
+	envMaxInFlight  = "SVC_PROVIDER_MAX_IN_FLIGHT"
+	envMaxPerSecond = "SVC_PROVIDER_MAX_PER_SECOND"
+	envPlacesKey    = "SVC_GOOGLE_PLACES_KEY"
+	envSessionKey   = "SVC_SESSION_SECRET"
+)
 
 // dataSourceSecretKeys are the fields of DataSourceSecrets and the
 // variables they become in the workers that run the data-source modules.
@@ -221,30 +289,57 @@ const chromiumLayerAsset = "chromium-layer"
 // chromiumPackDir is where the layer puts the pack in the function.
 const chromiumPackDir = "/opt/chromium"
 
+// secrets are the secrets a function reads at init (onaws.SecretsEnv) and
+// their ARNs: the session key for all, the data-source keys for those
+// running the data sources, the Places key for those using the provider
+// when it is google.
+func (s *Stack) secrets(f fnSpec) ([]onaws.SecretRef, []string) {
+	refs := []onaws.SecretRef{{ARN: *s.SessionSecret.SecretArn(), Var: envSessionKey}}
+	if f.sources {
+		fields := map[string]string{}
+		for _, k := range dataSourceSecretKeys {
+			fields[k.field] = k.env
+		}
+		refs = append(refs, onaws.SecretRef{ARN: *s.SourceSecrets.SecretArn(), Fields: fields})
+	}
+	if s.PlacesSecret != nil && usesProvider(f.tables) {
+		refs = append(refs, onaws.SecretRef{ARN: *s.PlacesSecret.SecretArn(), Fields: map[string]string{placesKeyField: envPlacesKey}})
+	}
+	arns := make([]string, len(refs))
+	for i, r := range refs {
+		arns[i] = r.ARN
+	}
+	return refs, arns
+}
+
 // addFunction creates a Lambda with its environment, log group, least-
 // privilege grants (its tables, send-only on its queues, the bucket when
-// it uses files) and errors alarm.
-func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.Function {
+// it uses files, read on its secrets) and its errors and throttles alarms.
+func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) (awslambda.Function, error) {
+	// Secret ARNs only: the function reads the values at init, so no key
+	// is in its configuration or in the template (docs/aws.md,
+	// "Secrets"). The ARNs are tokens inside the JSON; CloudFormation
+	// joins them in.
+	refs, arns := s.secrets(f)
+	list, err := json.Marshal(refs)
+	if err != nil {
+		return nil, fmt.Errorf("function %s: secrets: %w", f.name, err)
+	}
 	env := map[string]*string{
 		"SVC_BASE_URL":         baseURL,
 		"SVC_MAIL_FROM":        jsii.String(cfg.MailFrom),
 		"SVC_INVITATION_CODES": jsii.String(cfg.InvitationCodes),
 		"SVC_ADMIN_EMAILS":     jsii.String(cfg.AdminEmails),
-		// A CloudFormation dynamic reference: CloudFormation resolves it
-		// at deploy time, so the function reads the secret from its
-		// environment with no Secrets Manager call (and no grant) at
-		// cold start; the price is that the value shows in the function
-		// configuration (docs/aws.md).
-		"SVC_SESSION_SECRET": s.SessionSecret.SecretValue().UnsafeUnwrap(),
-		"SVC_DATA_SOURCES":   jsii.String(cfg.DataSources),
+		onaws.SecretsEnv:       jsii.String(string(list)),
+		"SVC_DATA_SOURCES":     jsii.String(cfg.DataSources),
 		// Lambda blocks outbound port 25: verify_emails stops at DNS
 		// (docs/verify.md).
 		"SVC_SMTP_PROBE": jsii.String("off"),
 	}
-	if f.sources {
-		for _, k := range dataSourceSecretKeys {
-			env[k.env] = s.SourceSecrets.SecretValueFromJson(jsii.String(k.field)).UnsafeUnwrap()
-		}
+	if usesProvider(f.tables) {
+		env[envMapProvider] = jsii.String(cfg.MapProvider)
+		env[envMaxInFlight] = jsii.String(fmt.Sprint(cfg.ProviderMaxInFlight))
+		env[envMaxPerSecond] = jsii.String(fmt.Sprint(cfg.ProviderMaxPerSecond))
 	}
 	for _, t := range f.tables {
 		env[tableEnv(t)] = s.Tables[t].TableName()
@@ -254,6 +349,9 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	}
 	if f.files {
 		env["SVC_BUCKET"] = s.Bucket.BucketName()
+		if cfg.S3PathStyle {
+			env["SVC_S3_PATH_STYLE"] = jsii.String("1")
+		}
 	}
 	if slices.Contains(f.tables, "jobs") {
 		env[onaws.StateMachineEnv] = s.pipelinesARN
@@ -297,6 +395,12 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 	if f.files {
 		s.Bucket.GrantReadWrite(fn, nil)
 	}
+	// GetSecretValue only, on exactly its secrets (Secret.GrantRead would
+	// add DescribeSecret, which the init read does not call).
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+		Resources: jsii.Strings(arns...),
+	}))
 	// What creates or ends jobs moves pipelines on: it starts a
 	// pipeline's execution and hands a waiting one its task token.
 	if slices.Contains(f.tables, "jobs") {
@@ -306,8 +410,10 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 		}))
 	}
 	s.alarm(pascal(f.name)+"ErrorsAlarm", "Function "+f.name+" failed (an invocation error: panic, timeout, crash at start).",
-		fn.MetricErrors(alarmPeriod("Sum")))
-	return fn
+		fn.MetricErrors(alarmPeriod("Sum")), 1)
+	s.alarm(pascal(f.name)+"ThrottlesAlarm", "Function "+f.name+" was throttled (the account's or its event source's concurrency is exhausted).",
+		fn.MetricThrottles(alarmPeriod("Sum")), 1)
+	return fn, nil
 }
 
 // addWorker creates the Lambda of a worker: its queue as event source,
@@ -316,8 +422,10 @@ func (s *Stack) addFunction(f fnSpec, cfg settings, baseURL *string) awslambda.F
 // dead-letter queue (whose alarm watches it); and its table's stream as
 // event source, new items only, failures reported per record so that a
 // batch resumes from its first failed record, and a batch still failing
-// after its retries noted in the queue's dead-letter queue.
-func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
+// after its retries noted in the stream's dead-letter queue. The queue's
+// event source has a maximum concurrency (tasksConcurrency): the workers
+// cannot take the account's concurrency from the API functions.
+func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) error {
 	from := []string{}
 	if w.Queue != "" {
 		from = append(from, "queue "+w.Queue)
@@ -331,18 +439,30 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 	if w.Every > 0 {
 		from = append(from, fmt.Sprintf("a scheduled rule every %d min", int(w.Every/time.Minute)))
 	}
-	fn := s.addFunction(fnSpec{
+	fn, err := s.addFunction(fnSpec{
 		name: w.Name, description: "Worker " + w.Name + " of " + strings.Join(from, " and ") + " (functions/" + w.Name + ")",
 		memoryMB: w.MemoryMB, timeoutS: w.TimeoutS, tables: w.Tables, sendsTo: w.SendsTo, files: w.Files,
 		browser: w.Browser, sources: w.Sources,
 	}, cfg, baseURL)
+	if err != nil {
+		return err
+	}
 	if w.Queue != "" {
 		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[w.Queue], &awslambdaeventsources.SqsEventSourceProps{
 			BatchSize:               jsii.Number(1),
 			ReportBatchItemFailures: jsii.Bool(true),
+			MaxConcurrency:          jsii.Number(queueConcurrency(w.Queue, cfg)),
 		}))
 	}
 	if w.Every > 0 {
+		// Lambda retries a failed asynchronous invocation twice by
+		// default, whatever the rule's own retry policy: none here, and
+		// an event older than one period is dropped, since the next tick
+		// does the same work.
+		fn.ConfigureAsyncInvoke(&awslambda.EventInvokeConfigOptions{
+			RetryAttempts: jsii.Number(0),
+			MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(tickMaxEventAge(w.Every).Seconds())),
+		})
 		minutes := int(w.Every / time.Minute)
 		awsevents.NewRule(s.Stack, jsii.String(pascal(w.Name)+"Rule"), &awsevents.RuleProps{
 			Description: jsii.String(fmt.Sprintf("Invokes %s every %d min (shared/app.Workers)", w.Name, minutes)),
@@ -365,25 +485,61 @@ func (s *Stack) addWorker(w app.Worker, cfg settings, baseURL *string) {
 				awslambda.FilterCriteria_Filter(&map[string]interface{}{"eventName": awslambda.FilterRule_IsEqual(jsii.String("INSERT"))}),
 			},
 		}
-		if dlq := s.deadLetterOf(w.Queue); dlq != nil {
-			props.OnFailure = awslambdaeventsources.NewSqsDlq(dlq)
-		}
+		// Apart from deliveries-dlq: a note there is a stream batch the
+		// fan-out failed, not a delivery that failed.
+		props.OnFailure = awslambdaeventsources.NewSqsDlq(s.Queues[app.QueueStreamDLQ])
 		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(s.Tables[w.Stream], props))
+		// Lambda publishes IteratorAge for stream event sources only, so
+		// the function's metric is its stream mapping's.
+		s.alarm(pascal(w.Name)+"IteratorAgeAlarm", "The stream of table "+w.Stream+" waits in "+w.Name+
+			" (its oldest unprocessed record is over "+minutes(streamAgeAlarm)+" old): events reach webhooks late.",
+			fn.Metric(jsii.String("IteratorAge"), alarmPeriod("Maximum")), float64(streamAgeAlarm.Milliseconds()))
 	}
+	return nil
 }
 
-// alarm creates an alarm that fires when metric reaches 1 in one 5-minute
-// period; missing data is not breaching. The alarms have no action yet
-// (docs/aws.md).
-func (s *Stack) alarm(id, description string, metric awscloudwatch.IMetric) {
-	awscloudwatch.NewAlarm(s.Stack, jsii.String(id), &awscloudwatch.AlarmProps{
+// Ages past which the age alarms fire: a work message waiting an hour
+// means the workers fall behind (or keep failing it); a stream record five
+// minutes old means the webhook fan-out does.
+const (
+	queueAgeAlarm  = time.Hour
+	streamAgeAlarm = 5 * time.Minute
+)
+
+// minutes writes d in whole minutes, for alarm descriptions.
+func minutes(d time.Duration) string { return fmt.Sprintf("%d minutes", int(d/time.Minute)) }
+
+// queueConcurrency is the maximum concurrency of a queue's event source.
+// worker-tasks runs the scrape's provider requests (one tile per
+// invocation): an invocation past providerMaxInFlight would only wait for
+// the shared limiter, so it runs at most that many. The other workers take
+// workerMaxConcurrency. SQS event sources accept 2 to 1,000.
+func queueConcurrency(queue string, cfg settings) int {
+	if queue == app.QueueTasks {
+		return max(minConcurrency, cfg.ProviderMaxInFlight)
+	}
+	return cfg.WorkerMaxConcurrency
+}
+
+// tickMaxEventAge is how long Lambda keeps a scheduled worker's event:
+// one period, within the 60 s to 6 h Lambda accepts.
+func tickMaxEventAge(every time.Duration) time.Duration {
+	return min(max(every, time.Minute), 6*time.Hour)
+}
+
+// alarm creates an alarm that fires when metric reaches threshold in one
+// 5-minute period and publishes to the alarm topic; missing data is not
+// breaching.
+func (s *Stack) alarm(id, description string, metric awscloudwatch.IMetric, threshold float64) {
+	a := awscloudwatch.NewAlarm(s.Stack, jsii.String(id), &awscloudwatch.AlarmProps{
 		AlarmDescription:   jsii.String(description),
 		Metric:             metric,
-		Threshold:          jsii.Number(1),
+		Threshold:          jsii.Number(threshold),
 		EvaluationPeriods:  jsii.Number(1),
 		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
+	a.AddAlarmAction(awscloudwatchactions.NewSnsAction(s.AlarmTopic))
 }
 
 // alarmPeriod is the 5-minute period of the alarms' metrics.
@@ -396,14 +552,32 @@ func pipelinesName(stackID string) string { return stackID + "-pipelines" }
 
 // pipelinesTimeout bounds one execution: far beyond MaxRounds Awaits of
 // 15 minutes (the executions renew themselves before), under Standard's
-// one year.
+// one year. It is the definition's top-level TimeoutSeconds: the CDK's
+// timeout property does not reach a definition given as a string.
 const pipelinesTimeout = 90 * 24 * time.Hour
+
+// checkTimeout fails unless asl's top-level TimeoutSeconds is want.
+func checkTimeout(asl []byte, want time.Duration) error {
+	var def struct {
+		TimeoutSeconds *float64
+	}
+	if err := json.Unmarshal(asl, &def); err != nil {
+		return fmt.Errorf("statemachines/pipeline.asl.json: %w", err)
+	}
+	if def.TimeoutSeconds == nil || *def.TimeoutSeconds != want.Seconds() {
+		return fmt.Errorf("statemachines/pipeline.asl.json: TimeoutSeconds %v, want %v (%v)", def.TimeoutSeconds, want.Seconds(), want)
+	}
+	return nil
+}
 
 // addPipelines creates the generic pipeline state machine (Standard: its
 // executions wait for days on a paused pipeline) over the pipeline-step
 // Lambda, allowed to invoke it and to start its own next execution
 // (Renew).
-func (s *Stack) addPipelines(stackID string) {
+func (s *Stack) addPipelines(stackID string) error {
+	if err := checkTimeout(statemachines.Pipeline, pipelinesTimeout); err != nil {
+		return err
+	}
 	step := s.Functions["pipeline-step"]
 	role := awsiam.NewRole(s.Stack, jsii.String("PipelinesRole"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
@@ -422,24 +596,14 @@ func (s *Stack) addPipelines(stackID string) {
 			statemachines.PipelineStepFunction: step.FunctionArn(),
 		},
 		Role:    role,
-		Timeout: awscdk.Duration_Hours(jsii.Number(pipelinesTimeout.Hours())),
 		Comment: jsii.String("Drives each pipeline through the pipeline-step Lambda (statemachines/pipeline.asl.json)."),
 	})
 	s.alarm("PipelinesFailedAlarm", "A pipeline execution failed: its step failed past every retry and the pipeline was marked failed.",
-		s.Pipelines.MetricFailed(alarmPeriod("Sum")))
+		s.Pipelines.MetricFailed(alarmPeriod("Sum")), 1)
 	awscdk.NewCfnOutput(s.Stack, jsii.String("PipelinesStateMachine"), &awscdk.CfnOutputProps{
 		Description: jsii.String("ARN of the pipeline state machine"),
 		Value:       s.Pipelines.StateMachineArn(),
 	})
-}
-
-// deadLetterOf is the dead-letter queue of a queue, nil when none.
-func (s *Stack) deadLetterOf(name string) awssqs.IQueue {
-	for _, q := range app.Queues() {
-		if q.Name == name && q.DeadLetter != "" {
-			return s.Queues[q.DeadLetter]
-		}
-	}
 	return nil
 }
 
@@ -463,12 +627,15 @@ func (s *Stack) addSchedule(sc app.Schedule) {
 
 // addGroup creates the Lambda of a route group with its log group, grants,
 // errors alarm, integration and routes.
-func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity string) {
-	fn := s.addFunction(fnSpec{
+func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity string) error {
+	fn, err := s.addFunction(fnSpec{
 		name: g.Name, description: "Route group " + g.Name + " (functions/" + g.Name + ")",
 		memoryMB: memoryMB(g), timeoutS: functionTimeoutS, tables: g.Tables, sendsTo: g.SendsTo, files: g.Files,
 		sources: g.DataSources,
 	}, cfg, baseURL)
+	if err != nil {
+		return err
+	}
 	if g.SendsMail {
 		// shared/mail/ses sends raw content with SES v2 SendEmail, which
 		// SES authorizes as ses:SendEmail; ses:SendRawEmail is the same
@@ -503,7 +670,21 @@ func (s *Stack) addGroup(g api.Group, cfg settings, baseURL *string, sesIdentity
 			RouteKey:    awsapigatewayv2.HttpRouteKey_DEFAULT(),
 			Integration: integ,
 		})
+		// The $default route's ARN is <api>/<stage>/$default: one segment
+		// fewer than the <api>/*/*/* of the integration's permission, so
+		// without this one an unclaimed path gets API Gateway's 500
+		// instead of the service's 404.
+		fn.AddPermission(jsii.String("DefaultRouteInvoke"), &awslambda.Permission{
+			Principal: awsiam.NewServicePrincipal(jsii.String("apigateway.amazonaws.com"), nil),
+			SourceArn: s.Stack.FormatArn(&awscdk.ArnComponents{
+				Service:      jsii.String("execute-api"),
+				Resource:     s.API.ApiId(),
+				ResourceName: jsii.String("*/$default"),
+				ArnFormat:    awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+			}),
+		})
 	}
+	return nil
 }
 
 // chromiumLayer is the layer of the Chromium pack, made once per stack.
@@ -592,7 +773,12 @@ func (s *Stack) addQueues(sv spec) {
 		s.Queues[q.Name] = made
 		if dlqs[q.Name] {
 			s.alarm(pascal(q.Name)+"NotEmptyAlarm", "Dead-letter queue "+q.Name+" holds messages that failed every delivery.",
-				made.MetricApproximateNumberOfMessagesVisible(alarmPeriod("Maximum")))
+				made.MetricApproximateNumberOfMessagesVisible(alarmPeriod("Maximum")), 1)
+		}
+		if slices.Contains(sv.WorkQueues, q.Name) {
+			s.alarm(pascal(q.Name)+"OldestMessageAlarm", "Work in queue "+q.Name+" has waited over "+minutes(queueAgeAlarm)+
+				": its worker falls behind (concurrency, throttles) or keeps failing a message.",
+				made.MetricApproximateAgeOfOldestMessage(alarmPeriod("Maximum")), queueAgeAlarm.Seconds())
 		}
 		return made
 	}

@@ -185,7 +185,7 @@ func TestStack(t *testing.T) {
 	s, tmpl, tj := synth(t, map[string]any{ctxSESIdentityARN: sesARN})
 	groups, schemas, queues, workers := api.Groups(), app.Schemas(), app.Queues(), app.Workers()
 	sources := 0 // event source mappings: a worker's queue and its stream
-	scheduled := 0
+	scheduled, streams := 0, 0
 	for _, w := range workers {
 		if w.Every > 0 {
 			scheduled++
@@ -195,9 +195,14 @@ func TestStack(t *testing.T) {
 		}
 		if w.Stream != "" {
 			sources++
+			streams++
 		}
 	}
-	dlqs := serviceSpec().deadLetterQueues()
+	sv := serviceSpec()
+	dlqs := sv.deadLetterQueues()
+	if !dlqs[app.QueueStreamDLQ] || !dlqs[app.QueueDeliveriesDLQ] {
+		t.Fatalf("dead-letter queues %v: the stream's and the deliveries' are apart", dlqs)
+	}
 	tableIDs := map[string]string{} // logical id -> schema name
 	for name, tb := range s.Tables {
 		tableIDs[logicalID(s, tb)] = name
@@ -224,17 +229,25 @@ func TestStack(t *testing.T) {
 			{"AWS::Lambda::Function", len(groups) + len(workers)}, // no custom-resource Lambda sneaks in
 			{"AWS::SQS::Queue", len(queues)},
 			{"AWS::S3::Bucket", 1},
-			{"AWS::SecretsManager::Secret", 2}, // sessions, data-source keys
+			{"AWS::SecretsManager::Secret", 2}, // sessions, data-source keys (no Places key under sim)
 			{"AWS::ApiGatewayV2::Api", 1},
 			{"AWS::ApiGatewayV2::Stage", 1},
 			{"AWS::ApiGatewayV2::Integration", len(groups)},
 			{"AWS::ApiGatewayV2::Route", routes},
-			{"AWS::Lambda::Permission", len(groups) + scheduled}, // API Gateway's, and EventBridge's for scheduled workers
+			// API Gateway's (one per function, and the $default route's),
+			// EventBridge's for scheduled workers.
+			{"AWS::Lambda::Permission", len(groups) + 1 + scheduled},
+			{"AWS::Lambda::EventInvokeConfig", scheduled},
 			{"AWS::Logs::LogGroup", len(groups) + len(workers)},
 			{"AWS::IAM::Role", len(groups) + len(workers) + 1}, // + the state machine's
 			{"AWS::IAM::Policy", len(groups) + len(workers) + 1},
-			{"AWS::StepFunctions::StateMachine", 1},                                // one generic, never one per pipeline
-			{"AWS::CloudWatch::Alarm", len(groups) + len(workers) + len(dlqs) + 1}, // + failed executions
+			{"AWS::StepFunctions::StateMachine", 1}, // one generic, never one per pipeline
+			// Errors and throttles per function, one per dead-letter
+			// queue, oldest message per work queue, iterator age per
+			// stream, failed executions, API 5xx.
+			{"AWS::CloudWatch::Alarm", 2*(len(groups)+len(workers)) + len(dlqs) + len(sv.WorkQueues) + streams + 2},
+			{"AWS::SNS::Topic", 1},
+			{"AWS::SNS::Subscription", 0}, // no alarmEmail
 			{"AWS::Lambda::EventSourceMapping", sources},
 		} {
 			assert(t, c.typ, func() { tmpl.ResourceCountIs(jsii.String(c.typ), jsii.Number(c.want)) })
@@ -347,6 +360,21 @@ func TestStack(t *testing.T) {
 				assert(t, q.Name+" alarm", func() {
 					tmpl.ResourcePropertiesCountIs(jsii.String("AWS::CloudWatch::Alarm"), alarm, jsii.Number(n))
 				})
+				// An age alarm on each work queue, in seconds.
+				age := map[string]any{
+					"Namespace":  "AWS/SQS",
+					"MetricName": "ApproximateAgeOfOldestMessage",
+					"Dimensions": []any{map[string]any{"Name": "QueueName", "Value": map[string]any{"Fn::GetAtt": []any{id, "QueueName"}}}},
+					"Statistic":  "Maximum",
+					"Threshold":  queueAgeAlarm.Seconds(),
+				}
+				n = 0
+				if slices.Contains(sv.WorkQueues, q.Name) {
+					n = 1
+				}
+				assert(t, q.Name+" age alarm", func() {
+					tmpl.ResourcePropertiesCountIs(jsii.String("AWS::CloudWatch::Alarm"), age, jsii.Number(n))
+				})
 			})
 		}
 	})
@@ -384,6 +412,9 @@ func TestStack(t *testing.T) {
 	})
 
 	t.Run("secret", func(t *testing.T) {
+		if s.PlacesSecret != nil {
+			t.Error("a Places key secret under the sim provider")
+		}
 		assert(t, "session secret", func() {
 			tmpl.HasResourceProperties(jsii.String("AWS::SecretsManager::Secret"), map[string]any{
 				"GenerateSecretString": map[string]any{"PasswordLength": sessionSecretLength, "ExcludePunctuation": true},
@@ -403,7 +434,6 @@ func TestStack(t *testing.T) {
 			})
 			tmpl.AllResourcesProperties(jsii.String("AWS::Logs::LogGroup"), map[string]any{"RetentionInDays": 30})
 		})
-		secretID := logicalID(s, s.SessionSecret)
 		for _, g := range groups {
 			t.Run(g.Name, func(t *testing.T) {
 				fn := resources(tj)[fnID(g.Name)].(map[string]any)
@@ -418,15 +448,13 @@ func TestStack(t *testing.T) {
 					t.Errorf("timeout %v s, want %d", to, functionTimeoutS)
 				}
 				env := props(fn)["Environment"].(map[string]any)["Variables"].(map[string]any)
-				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", "SVC_SESSION_SECRET",
+				// The secrets are ARNs in SVC_SECRETS (provider_test.go
+				// checks them); the provider's settings go to what holds
+				// jobs.
+				want := []string{"SVC_BASE_URL", "SVC_MAIL_FROM", "SVC_INVITATION_CODES", "SVC_ADMIN_EMAILS", onaws.SecretsEnv,
 					"SVC_DATA_SOURCES", "SVC_SMTP_PROBE"}
-				if g.DataSources {
-					for _, k := range dataSourceSecretKeys {
-						want = append(want, k.env)
-						if b, _ := json.Marshal(env[k.env]); !strings.Contains(string(b), "resolve:secretsmanager") {
-							t.Errorf("%s = %s, want a reference to the secret", k.env, b)
-						}
-					}
+				if slices.Contains(g.Tables, "jobs") {
+					want = append(want, envMapProvider, envMaxInFlight, envMaxPerSecond)
 				}
 				for _, tb := range g.Tables {
 					want = append(want, tableEnv(tb))
@@ -461,11 +489,6 @@ func TestStack(t *testing.T) {
 				}
 				if env["SVC_MAIL_FROM"] != defaultMailFrom || env["SVC_INVITATION_CODES"] != "" || env["SVC_ADMIN_EMAILS"] != "" {
 					t.Errorf("context defaults not applied: %v", env)
-				}
-				// A dynamic reference CloudFormation resolves at deploy time.
-				want2 := map[string]any{"Fn::Join": []any{"", []any{"{{resolve:secretsmanager:", map[string]any{"Ref": secretID}, ":SecretString:::}}"}}}
-				if got := env["SVC_SESSION_SECRET"]; !reflect.DeepEqual(got, want2) {
-					t.Errorf("SVC_SESSION_SECRET = %v, want %v", got, want2)
 				}
 				// Logs go to the function's own one-month log group.
 				lg := props(fn)["LoggingConfig"].(map[string]any)["LogGroup"]
@@ -548,18 +571,34 @@ func TestStack(t *testing.T) {
 				t.Errorf("route %s goes to %s but api.GroupOf(%q) = %s", key, group, p, gof)
 			}
 		}
-		// Each function lets API Gateway invoke it, from this API only.
-		for _, g := range groups {
-			n := 0
-			for _, r := range ofType(tj, "AWS::Lambda::Permission") {
-				p := props(r)
-				if slices.Contains(refs(p["FunctionName"]), fnID(g.Name)) && p["Principal"] == "apigateway.amazonaws.com" &&
-					slices.Contains(refs(p["SourceArn"]), logicalID(s, s.API)) {
-					n++
-				}
+		// Each function lets API Gateway invoke it, from this API only:
+		// every permission of API Gateway names the API.
+		apiID := logicalID(s, s.API)
+		perms := map[string][]string{} // group -> source ARN patterns
+		for id, r := range ofType(tj, "AWS::Lambda::Permission") {
+			p := props(r)
+			if p["Principal"] != "apigateway.amazonaws.com" {
+				continue
 			}
-			if n != 1 {
-				t.Errorf("%s: %d invoke permissions for the API, want 1", g.Name, n)
+			fns := refs(p["FunctionName"])
+			if len(fns) != 1 || fnIDs[fns[0]] == "" || !slices.Contains(refs(p["SourceArn"]), apiID) || p["Action"] != "lambda:InvokeFunction" {
+				t.Errorf("permission %s: %v", id, p)
+				continue
+			}
+			perms[fnIDs[fns[0]]] = append(perms[fnIDs[fns[0]]], arnPattern(t, p["SourceArn"], apiID))
+		}
+		// Every route's ARN, as API Gateway names it when it invokes the
+		// function, matches a permission of that route's function
+		// (ArnLike: * is any run of characters, / included).
+		for key, group := range want {
+			for _, arn := range routeARNs(key, apiID) {
+				ok := false
+				for _, pat := range perms[group] {
+					ok = ok || arnLike(pat, arn)
+				}
+				if !ok {
+					t.Errorf("route %s: API Gateway invokes %s as %s, which none of its permissions %v allows", key, group, arn, perms[group])
+				}
 			}
 		}
 	})
@@ -619,6 +658,8 @@ func TestStack(t *testing.T) {
 									}
 								}
 								bucketUsed = true
+							case a == "secretsmanager:GetSecretValue":
+								// provider_test.go checks the ARNs.
 							case a == "states:StartExecution" || a == "states:SendTaskSuccess":
 								if !isPipelinesARN(st["Resource"]) {
 									t.Errorf("%s on %v, which is not the pipeline state machine", a, st["Resource"])
@@ -811,18 +852,10 @@ func TestWorkers(t *testing.T) {
 			case len(arch) != 1 || arch[0] != "arm64" || len(layers) != 0:
 				t.Errorf("arch %v, layers %v", arch, layers)
 			}
-			// The data-source workers read their keys from the stack's
-			// secret (a deploy-time reference, never a value); Lambda
-			// blocks port 25, so the SMTP probe is off everywhere.
+			// Lambda blocks port 25, so the SMTP probe is off everywhere;
+			// the secrets are checked by provider_test.go.
 			if env["SVC_SMTP_PROBE"] != "off" || env["SVC_DATA_SOURCES"] != "sim" {
 				t.Errorf("probe %v, sources %v", env["SVC_SMTP_PROBE"], env["SVC_DATA_SOURCES"])
-			}
-			for _, k := range dataSourceSecretKeys {
-				b, _ := json.Marshal(env[k.env])
-				ref := strings.Contains(string(b), "resolve:secretsmanager") && strings.Contains(string(b), ":SecretString:"+k.field)
-				if w.Sources != ref {
-					t.Errorf("%s: %s", k.env, b)
-				}
 			}
 			fromQueue, fromStream := false, false
 			for _, m := range ofType(tj, "AWS::Lambda::EventSourceMapping") {
@@ -836,15 +869,37 @@ func TestWorkers(t *testing.T) {
 				switch {
 				case w.Queue != "" && slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Queues[w.Queue])):
 					fromQueue = true
-					if p["BatchSize"] != 1.0 {
-						t.Errorf("queue event source %v", p)
+					// The queue's maximum concurrency: the provider's
+					// in-flight limit for worker-tasks, the workers'
+					// setting for the others (defaults here).
+					want := float64(defaultWorkerMax)
+					if w.Queue == app.QueueTasks {
+						want = defaultMaxInFlight
+					}
+					if p["BatchSize"] != 1.0 || !reflect.DeepEqual(p["ScalingConfig"], map[string]any{"MaximumConcurrency": want}) {
+						t.Errorf("queue event source %v, want batches of 1 and a maximum concurrency of %v", p, want)
 					}
 				case w.Stream != "" && slices.Contains(refs(p["EventSourceArn"]), logicalID(s, s.Tables[w.Stream])):
 					fromStream = true
 					b, _ := json.Marshal(p)
+					// Failed records are noted in stream-dlq, apart from
+					// the failed deliveries of deliveries-dlq.
+					dest := refs(p["DestinationConfig"])
 					if p["StartingPosition"] != "TRIM_HORIZON" || p["BisectBatchOnFunctionError"] != true ||
-						!strings.Contains(string(b), `INSERT`) || p["DestinationConfig"] == nil {
-						t.Errorf("stream event source %s", b)
+						!strings.Contains(string(b), `INSERT`) || len(dest) != 1 || dest[0] != logicalID(s, s.Queues[app.QueueStreamDLQ]) {
+						t.Errorf("stream event source %s, want failures noted in %s", b, app.QueueStreamDLQ)
+					}
+					// Its iterator age is watched.
+					ages := 0
+					for _, a := range ofType(tj, "AWS::CloudWatch::Alarm") {
+						a := props(a)
+						if a["MetricName"] == "IteratorAge" && a["Namespace"] == "AWS/Lambda" && a["Statistic"] == "Maximum" &&
+							a["Threshold"] == float64(streamAgeAlarm.Milliseconds()) && slices.Contains(refs(a["Dimensions"]), fnLogical) {
+							ages++
+						}
+					}
+					if ages != 1 {
+						t.Errorf("%d iterator age alarms on %s, want 1", ages, w.Name)
 					}
 				default:
 					t.Errorf("unexpected event source %v", p)
@@ -874,12 +929,31 @@ func TestWorkers(t *testing.T) {
 			if (rules == 1) != (w.Every > 0) || invokable != (w.Every > 0) {
 				t.Errorf("%s: %d rules, EventBridge may invoke %v, every %v", w.Name, rules, invokable, w.Every)
 			}
+			// A scheduled worker has no asynchronous retries (Lambda's
+			// default is two) and drops an event older than its period.
+			configs := 0
+			for _, c := range ofType(tj, "AWS::Lambda::EventInvokeConfig") {
+				p := props(c)
+				if !slices.Contains(refs(p["FunctionName"]), fnLogical) {
+					continue
+				}
+				configs++
+				if p["MaximumRetryAttempts"] != 0.0 || p["MaximumEventAgeInSeconds"] != tickMaxEventAge(w.Every).Seconds() || p["Qualifier"] != "$LATEST" {
+					t.Errorf("event invoke config %v, want no retry and events kept %v", p, tickMaxEventAge(w.Every))
+				}
+			}
+			if (configs == 1) != (w.Every > 0) {
+				t.Errorf("%s: %d event invoke configs, every %v", w.Name, configs, w.Every)
+			}
 			if fromQueue != (w.Queue != "") || fromStream != (w.Stream != "") {
 				t.Errorf("%s: event source from queue %v (want %q), from stream %v (want %q)", w.Name, fromQueue, w.Queue, fromStream, w.Stream)
 			}
-			for _, q := range app.Queues() {
-				if q.Name == w.Queue && q.VisibilityTimeout <= time.Duration(w.TimeoutS)*time.Second {
-					t.Errorf("queue visibility %v not above the function timeout %d s", q.VisibilityTimeout, w.TimeoutS)
+			// AWS's advice for an SQS event source, on the template
+			// itself: visibility at least 6x the function's timeout.
+			if w.Queue != "" {
+				q := props(resources(tj)[logicalID(s, s.Queues[w.Queue])].(map[string]any))
+				if v, _ := q["VisibilityTimeout"].(float64); v < float64(app.VisibilityFactor*w.TimeoutS) {
+					t.Errorf("queue %s: visibility %v s under %d x the function's %d s", w.Queue, q["VisibilityTimeout"], app.VisibilityFactor, w.TimeoutS)
 				}
 			}
 		})
