@@ -61,6 +61,8 @@ type envOpts struct {
 	// flight when a previous engine stopped are visible at once.
 	queueShift time.Duration
 	deps       func(*Deps)
+	// noRun starts no Run loop: the test feeds the engine itself.
+	noRun bool
 }
 
 // env is an engine over bbolt files in a directory, with the job service
@@ -148,7 +150,9 @@ func (e *env) open() {
 	e.stopped = make(chan struct{})
 	go func() {
 		defer close(e.stopped)
-		_ = e.eng.Run(ctx)
+		if !e.opts.noRun {
+			_ = e.eng.Run(ctx)
+		}
 	}()
 }
 

@@ -55,14 +55,10 @@ func (e *Engine) budget(ctx context.Context) (context.Context, context.CancelFun
 func (e *Engine) within(work context.Context, m message) error {
 	done := make(chan error, 1)
 	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				e.d.Log.Error("engine: a message panicked", "job", m.Job, "kind", m.Kind, "task", m.Task,
-					"panic", p, "stack", string(debug.Stack()))
-				done <- fmt.Errorf("panic: %v", p)
-			}
-		}()
-		done <- e.dispatch(work, m)
+		var err error
+		defer func() { done <- err }()
+		defer recovered(&err)
+		err = e.dispatch(work, m)
 	}()
 	select {
 	case err := <-done:
@@ -77,6 +73,15 @@ func (e *Engine) within(work context.Context, m message) error {
 	case <-t.C:
 		e.d.Log.Error("engine: work abandoned past its time budget", "job", m.Job, "kind", m.Kind, "task", m.Task)
 		return fmt.Errorf("abandoned past its time budget: %w", work.Err())
+	}
+}
+
+// recovered, deferred, turns a panic of its goroutine into *err: a bug
+// that one message meets fails that message, which ends in its give-up,
+// not the process and every message it handles.
+func recovered(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 	}
 }
 

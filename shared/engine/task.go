@@ -256,6 +256,7 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 	lang := languageOf(j.Country)
 	for i, q := range qs {
 		wg.Go(func() {
+			defer recovered(&errs[i])
 			results[i], errs[i] = e.searchUnit(ctx, provider.Request{
 				Query: p.Settings.Queries[q], Bound: bound, Country: j.Country, Language: lang,
 			})

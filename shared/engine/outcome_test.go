@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/provider"
+)
+
+// failing is the test world answering its first answer searches, then
+// failing every other with err.
+type failing struct {
+	*world
+	answer int64
+	err    error
+	n      atomic.Int64
+	failed atomic.Int64
+}
+
+func (f *failing) Search(ctx context.Context, r provider.Request) (provider.Page, error) {
+	if f.n.Add(1) > f.answer {
+		f.failed.Add(1)
+		return provider.Page{}, f.err
+	}
+	return f.world.Search(ctx, r)
+}
+
+// TestProviderFailures: a scrape whose provider requests all fail ends
+// failed with a message saying why, at once when the provider refuses; a
+// failed scrape is refunded the searches not answered; one with some
+// failures ends done and says how many in its log, refunded their share.
+func TestProviderFailures(t *testing.T) {
+	refused := fmt.Errorf("%w: API key not valid. Please pass a valid API key.", provider.ErrRefused)
+	down := fmt.Errorf("%w: 503 Service Unavailable", provider.ErrTransient)
+	for _, tt := range []struct {
+		name     string
+		answer   int64 // searches answered before the failures
+		err      error
+		failSome bool // the world's own lasting failures (1 search in 7)
+		failFast int
+		status   jobs.Status
+		msg      string // error_message's start
+		// refund: "all" the charge, "some" of it, "none".
+		refund string
+		log    string // a log line's start
+	}{
+		{"refused from the first search", 0, refused, false, 0, jobs.Failed,
+			"The map provider refused the job's searches (provider: refused: API key not valid. Please pass a valid API key.).", "all", "Job failed: "},
+		{"refused after some answers", 40, refused, false, 0, jobs.Failed,
+			"The map provider refused the job's searches (", "some", "Job failed: "},
+		{"provider down", 0, down, false, 0, jobs.Failed,
+			"Nothing could be done: ", "all", "Job failed: Nothing could be done: "},
+		{"provider down, failing fast", 0, down, false, 5, jobs.Failed,
+			"Nothing could be done: the first ", "all", "Job failed: Nothing could be done: the first "},
+		{"some searches failing", math.MaxInt64, nil, true, 0, jobs.Done, "", "some", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			if tt.failSome {
+				w.failAlways = 7
+			}
+			prov := &failing{world: w, answer: tt.answer, err: tt.err}
+			e := newEnv(t, prov, envOpts{deps: func(d *Deps) {
+				d.Retries = 1
+				if tt.failFast > 0 {
+					d.FailFastAfter = tt.failFast
+				}
+			}})
+			j := e.run(lyon("normal"))
+			if j.Status != tt.status {
+				t.Fatalf("status %s (%v)", j.Status, j.ErrorMessage)
+			}
+			if tt.msg != "" && (j.ErrorMessage == nil || !strings.HasPrefix(*j.ErrorMessage, tt.msg)) {
+				t.Errorf("error_message %v, want %q…", *j.ErrorMessage, tt.msg)
+			}
+			it := e.item(jobs.Key(j.ID))
+			units := int64(j.GridPointsCount * len(j.Queries))
+			switch {
+			case tt.err == refused:
+				// Fail fast: the searches in flight when it failed, not the
+				// job's.
+				if n := prov.failed.Load(); n == 0 || n >= units/2 {
+					t.Errorf("%d refused requests for a job of %d root searches", n, units)
+				}
+			case tt.failFast > 0:
+				if n := it.Int(attrFailed); n < int64(tt.failFast) || n >= units/2 {
+					t.Errorf("%d searches failed before failing fast (of %d)", n, units)
+				}
+			}
+
+			spent, err := pricing.NewLedger(e.db, time.Now, pricing.DefaultQuota).Spent(context.Background(), j.UserID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refund := float64(it.Int(attrRefund)) / 100
+			if !near(spent, j.EFCost-refund) {
+				t.Errorf("spent %v of a charge of %v refunded %v", spent, j.EFCost, refund)
+			}
+			switch tt.refund {
+			case "all":
+				if refund != j.EFCost {
+					t.Errorf("refund %v of %v", refund, j.EFCost)
+				}
+			case "some":
+				if refund <= 0 || refund >= j.EFCost {
+					t.Errorf("refund %v of %v", refund, j.EFCost)
+				}
+			}
+			if tt.status == jobs.Done {
+				answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
+				if failed == 0 || int(failed) != j.ErrorCount {
+					t.Errorf("%d searches failed, error_count %d", failed, j.ErrorCount)
+				}
+				if want := pricing.Refund(j.EFCost, float64(answered+failed), int(answered)); !near(refund, want) {
+					t.Errorf("refund %v, want %v", refund, want)
+				}
+				tt.log = fmt.Sprintf("%d of %d searches failed: always down: provider: transient failure. %s EF refunded for them.",
+					failed, answered+failed, pricing.FormatEF(refund))
+			}
+			logs := e.logs(j.ID)
+			if !slices.ContainsFunc(logs, func(s string) bool { return strings.HasPrefix(s, tt.log) }) {
+				t.Errorf("no %q… in the logs:\n%s", tt.log, strings.Join(logs, "\n"))
+			}
+			if it := e.item(jobs.ActiveKey(j.UserID)); it.Int("n") != 0 {
+				t.Errorf("active jobs %d", it.Int("n"))
+			}
+		})
+	}
+}
