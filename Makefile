@@ -105,6 +105,16 @@ synth: build $(NODE_DIR)/package.json
 	  -c assetDir=$(CURDIR)/dist -o $(CURDIR)/cdk.out
 	@echo "template: cdk.out/Svc.template.json"
 
+## deploy: cdk deploy of the Svc stack to the account and region of the
+## caller's AWS credentials, with the pinned CDK CLI, after make build;
+## context through CDK_ARGS (docs/aws.md), e.g.
+## make deploy CDK_ARGS="-c mapProvider=google -c alarmEmail=ops@example.org"
+.PHONY: deploy
+CDK_ARGS ?=
+deploy: build $(NODE_DIR)/package.json
+	PATH=$(NODE_DIR)/node_modules/.bin:$$PATH CDK_DISABLE_CLI_TELEMETRY=true $(CDK) deploy Svc --no-notices --no-version-reporting \
+	  -c assetDir=$(CURDIR)/dist -o $(CURDIR)/cdk.out --outputs-file $(CURDIR)/cdk.out/svc-outputs.json $(CDK_ARGS)
+
 ## bench: Go benchmarks and the loopback load test (figures in docs/benchmarks.md)
 bench:
 	@command -v wrk >/dev/null 2>&1 || { (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || echo 'wrk not installable: the load benchmark falls back to its Go client'; }

@@ -266,3 +266,61 @@ func newStackErr(t *testing.T, ctx map[string]any) error {
 	_, err := NewStack(a, "Svc", nil)
 	return err
 }
+
+// lambdaEnvCap is Lambda's cap on a function's environment: 4 KB for all
+// names and values together.
+const lambdaEnvCap = 4096
+
+// sizeBound is an upper bound of a value's length once CloudFormation has
+// resolved it: pseudo parameters at their longest, a resource's name, URL
+// or ARN at 160 characters (a queue URL or a secret ARN of this stack is
+// about 110).
+func sizeBound(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case map[string]any:
+		if j, ok := v["Fn::Join"].([]any); ok && len(j) == 2 {
+			parts, _ := j[1].([]any)
+			n := 0
+			for _, p := range parts {
+				n += sizeBound(p)
+			}
+			return n
+		}
+		switch v["Ref"] {
+		case "AWS::Partition":
+			return len("aws-iso-b")
+		case "AWS::Region":
+			return len("ap-southeast-5") + 2
+		case "AWS::AccountId":
+			return 12
+		case "AWS::StackName":
+			return 128
+		case "AWS::URLSuffix":
+			return len("amazonaws.com.cn")
+		}
+	}
+	return 160
+}
+
+// TestEnvironmentSize: every function's environment stays under Lambda's
+// 4 KB under the settings that make it largest.
+func TestEnvironmentSize(t *testing.T) {
+	s, _, tj := synth(t, map[string]any{
+		ctxMapProvider: "google", ctxS3PathStyle: "true", ctxBaseURL: "https://" + strings.Repeat("a", 60) + ".example.org",
+		ctxMailFrom: "Prospecting Data Service <no-reply@" + strings.Repeat("m", 40) + ".example.org>",
+		ctxInvitationCodes: strings.Repeat("code-0123456789,", 10), ctxAdminEmails: strings.Repeat("admin.person@example.org,", 5),
+	})
+	for name, fn := range s.Functions {
+		env := props(resources(tj)[logicalID(s, fn)].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
+		n := 0
+		for k, v := range env {
+			n += len(k) + sizeBound(v)
+		}
+		if n > lambdaEnvCap {
+			t.Errorf("%s: environment up to %d bytes, over Lambda's %d", name, n, lambdaEnvCap)
+		}
+		t.Logf("%s: environment up to %d bytes", name, n)
+	}
+}
