@@ -26,7 +26,7 @@ import (
 
 // emulatorEndpoint returns an emulator's endpoint from the environment
 // make test sets, or skips.
-func emulatorEndpoint(t *testing.T, name string) string {
+func emulatorEndpoint(t testing.TB, name string) string {
 	t.Helper()
 	ep := os.Getenv(name)
 	if ep == "" {
@@ -43,7 +43,7 @@ func emulatorEndpoint(t *testing.T, name string) string {
 // emulator, the bucket on the S3 emulator, SES on a loopback stand-in,
 // and the variables the stack gives each function.
 type awsRuntime struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	dynamo string // endpoints
 	s3     string
@@ -55,7 +55,7 @@ type awsRuntime struct {
 	opts   []onaws.Option
 }
 
-func newAWSRuntime(t *testing.T, opts ...onaws.Option) *awsRuntime {
+func newAWSRuntime(t testing.TB, opts ...onaws.Option) *awsRuntime {
 	t.Helper()
 	dynamoEP, tables := dynamoEmulator(t)
 	sqsEP := emulatorEndpoint(t, "SVC_TEST_SQS_ENDPOINT")

@@ -20,11 +20,14 @@
 // its lease does, so that a live holder never overlaps the next one.
 //
 // A rate slot holds the time of the last request started on it; it may be
-// drawn again one window (1 s) plus Margin later. A request must start
-// within Margin of its stamp (else it draws another slot), so two starts
-// on one slot are at least a window apart and MaxPerSecond slots allow at
-// most MaxPerSecond starts in any window, sliding, whatever the latency of
-// the store. docs/provider-load.md tells the design and its cost.
+// drawn again one window (1 s) plus twice Margin later. A request must
+// leave within Margin of its stamp (else it draws another slot), and may
+// take up to Margin more on its way to the provider, so two requests of
+// one slot reach the provider at least a window apart and MaxPerSecond
+// slots let at most MaxPerSecond arrive in any window, sliding, whatever
+// the latency of the store. The price: a sustained rate of MaxPerSecond
+// over 1 + 2·Margin seconds (91 % of it by default). docs/provider-load.md
+// tells the design and its cost.
 package fleet
 
 import (
@@ -59,8 +62,9 @@ const (
 	DefaultLease = time.Minute
 	// DefaultMargin is the latency a request may take between its rate
 	// stamp and its start (a conditional write to DynamoDB in the same
-	// region takes a few milliseconds), and the clock skew tolerated
-	// between processes.
+	// region takes a few milliseconds), and again between its start and
+	// its arrival at the provider (the network's jitter, the clock skew
+	// between processes).
 	DefaultMargin = 50 * time.Millisecond
 	// DefaultPause is the shortest fleet-wide pause after a rate-limited
 	// answer without Retry-After.
@@ -115,7 +119,7 @@ type Limiter struct {
 	tbl  store.Table
 	cfg  Config
 	pk   string
-	weff int64 // ms a rate slot stays drawn: the window plus Margin
+	weff int64 // ms a rate slot stays drawn: the window plus twice Margin
 	// turn lets one goroutine of the process at a time wait on the store:
 	// the others wait here without a request of their own, so that the
 	// store sees at most one waiter per process.
@@ -166,7 +170,7 @@ func New(db store.DB, cfg Config) (*Limiter, error) {
 		tbl:  db.Table(Table),
 		cfg:  cfg,
 		pk:   "fleet#" + cfg.Scope,
-		weff: (window + cfg.Margin).Milliseconds(),
+		weff: (window + 2*cfg.Margin).Milliseconds(),
 		turn: make(chan struct{}, 1),
 	}, nil
 }
@@ -430,8 +434,8 @@ func (l *Limiter) takeRate(ctx context.Context, v view, level int) (ok bool, d t
 				return true, 0, nil
 			}
 			// The write took longer than the margin: a start now could
-			// fall less than a window after the slot's next draw. The
-			// slot is spent; draw another.
+			// reach the provider less than a window before the slot's
+			// next draw does. The slot is spent; draw another.
 		case !errors.Is(err, store.ErrConditionFailed):
 			return false, 0, err
 		}
