@@ -309,7 +309,7 @@ func sizeBound(v any) int {
 func TestEnvironmentSize(t *testing.T) {
 	s, _, tj := synth(t, map[string]any{
 		ctxMapProvider: "google", ctxS3PathStyle: "true", ctxBaseURL: "https://" + strings.Repeat("a", 60) + ".example.org",
-		ctxMailFrom: "Prospecting Data Service <no-reply@" + strings.Repeat("m", 40) + ".example.org>",
+		ctxMailFrom:        "Prospecting Data Service <no-reply@" + strings.Repeat("m", 40) + ".example.org>",
 		ctxInvitationCodes: strings.Repeat("code-0123456789,", 10), ctxAdminEmails: strings.Repeat("admin.person@example.org,", 5),
 	})
 	for name, fn := range s.Functions {
