@@ -18,7 +18,7 @@ import (
 
 // openStore is the local runtime's store: one bbolt file that every
 // limiter of a test shares, as every process shares the table on AWS.
-func openStore(t *testing.T) store.DB {
+func openStore(t testing.TB) store.DB {
 	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "fleet.db"), []store.Schema{ratelimit.Schema()}, bolt.WithNoSync())
 	if err != nil {
@@ -28,7 +28,7 @@ func openStore(t *testing.T) store.DB {
 	return db
 }
 
-func newLimiter(t *testing.T, db store.DB, cfg fleet.Config) *fleet.Limiter {
+func newLimiter(t testing.TB, db store.DB, cfg fleet.Config) *fleet.Limiter {
 	t.Helper()
 	if cfg.Scope == "" {
 		cfg.Scope = "test"
@@ -43,7 +43,7 @@ func newLimiter(t *testing.T, db store.DB, cfg fleet.Config) *fleet.Limiter {
 // run sends requests through processes limiters over db (each with
 // goroutines workers, as each worker process runs 8), every request a
 // Search of rec through its process's limiter, and returns the errors.
-func run(t *testing.T, db store.DB, cfg fleet.Config, processes, goroutines, requests int, rec *fleettest.Recorder) []error {
+func run(t testing.TB, db store.DB, cfg fleet.Config, processes, goroutines, requests int, rec *fleettest.Recorder) []error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
