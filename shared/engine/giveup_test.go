@@ -124,7 +124,9 @@ func TestGiveUpTile(t *testing.T) {
 			if !slices.Contains(logs, want) {
 				t.Errorf("no %q in the logs:\n%s", want, strings.Join(logs, "\n"))
 			}
-			if !slices.ContainsFunc(logs, func(s string) bool { return strings.HasPrefix(s, "1 of ") && strings.Contains(s, " searches failed: r1: ") }) {
+			if !slices.ContainsFunc(logs, func(s string) bool {
+				return strings.HasPrefix(s, "1 of ") && strings.Contains(s, " searches failed: r1: ")
+			}) {
 				t.Errorf("no count of the failed searches in the logs:\n%s", strings.Join(logs, "\n"))
 			}
 			if it := e.item(jobs.ActiveKey(j.UserID)); it.Int("n") != 0 {
