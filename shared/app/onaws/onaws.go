@@ -72,8 +72,9 @@ type Option func(*app.Adapters)
 // environment variable can do this: only code that builds the handler.
 func WithGuard(g *netguard.Guard) Option { return func(a *app.Adapters) { a.Guard = g } }
 
-// Handler builds the handler of one route group from the environment. It
-// makes no network call: cold start costs only the SDK's configuration load.
+// Handler builds the handler of one route group from the environment. Its
+// only network calls are the reads of its secrets (SecretsEnv), one per
+// secret: cold start costs those and the SDK's configuration load.
 func Handler(ctx context.Context, group string, getenv func(string) string, opts ...Option) (HTTPHandler, error) {
 	if !knownGroup(group) {
 		return nil, fmt.Errorf("unknown route group %q", group)
