@@ -159,13 +159,36 @@
 // # Failures
 //
 // A message that cannot run for good (settings or zones that no longer
-// resolve, a missing or unreadable part, an inconsistent ledger) fails the
-// job at once: pending or running → failed with completed_at and
-// error_message, the slot released, in one transaction (the shape of
-// done's, conditional on pending or running); so does a message still
-// failing on its GiveUpAfter-th delivery. Other errors leave the message
-// to be delivered again. A message the engine cannot read is logged and
-// dropped.
+// resolve, a missing or unreadable part, an inconsistent ledger, the map
+// provider refusing the account: provider.ErrRefused) fails the job at
+// once: pending or running → failed with completed_at and error_message,
+// the slot released, in one transaction (the shape of done's, conditional
+// on pending or running). Other errors leave the message to be delivered
+// again. A message the engine cannot read is logged and dropped.
+//
+// Every message a worker cannot finish ends in a recorded give-up
+// (giveup.go): under a deadline (a Lambda's context, Deadlines locally)
+// the work gets the deadline minus Reserve; the GiveUpAfter-th delivery
+// that fails or runs out of that budget records the give-up within the
+// reserve, and a later delivery (that one's process died) records it at
+// once without working. A tile task or an item batch given up is closed
+// in the ledger (state done, gave_up, no rows; a batch keeps its items'
+// input cells) with its units counted in error_count, and the job goes
+// on; a start, a single run or a finalize given up fails the job.
+//
+// The job's item counts its units (a scrape's searches, an item job's
+// items) answered and failed (outcome.go). A job whose units all failed
+// ends failed ("Nothing could be done: …"), at once when its first
+// FailFastAfter units failed with none answered; a job done with some
+// failed writes one log line ("12 of 340 searches failed: <cause>.").
+// A scrape is refunded the searches that were not answered
+// (pricing.Refund): their share of its charge when done, what its charge
+// assumed less what was answered when failed.
+//
+// The periodic sweep (SweepMessage) fails the jobs of the active index
+// (jobs.StaleJobs) that made no progress for longer than the redelivery
+// chain of the message they wait for plus StuckMargin (sweep.go), which
+// frees the pool lease they hold through OnTerminal.
 //
 // # Job log
 //
