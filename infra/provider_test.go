@@ -242,7 +242,9 @@ func TestSettingsRefused(t *testing.T) {
 		{map[string]any{ctxMaxInFlight: "1001"}, ctxMaxInFlight},
 		{map[string]any{ctxMaxInFlight: 2.5}, ctxMaxInFlight},
 		{map[string]any{ctxMaxPerSecond: "fast"}, ctxMaxPerSecond},
-		{map[string]any{ctxWorkerMax: "1"}, ctxWorkerMax}, // SQS takes 2 at least
+		{map[string]any{ctxMaxPerSecond: "1001"}, ctxMaxPerSecond}, // over what the service reads
+		{map[string]any{ctxMaxPerSecond: "0"}, ctxMaxPerSecond},    // 0 would lift the bound
+		{map[string]any{ctxWorkerMax: "1"}, ctxWorkerMax},          // SQS takes 2 at least
 		{map[string]any{ctxAlarmEmail: "ops"}, ctxAlarmEmail},
 		{map[string]any{ctxAlarmEmail: "Ops <ops@example.org>"}, ctxAlarmEmail},
 		{map[string]any{ctxS3PathStyle: "maybe"}, ctxS3PathStyle},

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/prospectdata/svc/shared/config"
 )
 
 // settings are the deploy-time knobs of the stack, read from CDK context
@@ -100,11 +102,11 @@ const (
 )
 
 // Bounds of the numeric settings: SQS event sources take a maximum
-// concurrency from 2 to 1,000.
+// concurrency from 2 to 1,000; the service reads provider limits up to
+// config.MaxProviderLimit.
 const (
 	minConcurrency = 2
 	maxConcurrency = 1000
-	maxPerSecond   = 10000
 )
 
 // contextDefaults are the values a key takes when the context omits it
@@ -228,8 +230,8 @@ func readSettings(node constructs.Node) (settings, error) {
 		dst      *int
 		min, max int
 	}{
-		{ctxMaxInFlight, &s.ProviderMaxInFlight, 1, maxConcurrency},
-		{ctxMaxPerSecond, &s.ProviderMaxPerSecond, 1, maxPerSecond},
+		{ctxMaxInFlight, &s.ProviderMaxInFlight, 1, min(maxConcurrency, config.MaxProviderLimit)},
+		{ctxMaxPerSecond, &s.ProviderMaxPerSecond, 1, config.MaxProviderLimit},
 		{ctxWorkerMax, &s.WorkerMaxConcurrency, minConcurrency, maxConcurrency},
 	} {
 		raw, err := get(n.key)
