@@ -54,8 +54,10 @@ func TestProviderFailures(t *testing.T) {
 	}{
 		{"refused from the first search", 0, refused, false, 0, jobs.Failed,
 			"The map provider refused the job's searches (provider: refused: API key not valid. Please pass a valid API key.).", "all", "Job failed: "},
+		// Refunded by the rule: how many answers committed before the
+		// refusal depends on timing.
 		{"refused after some answers", 40, refused, false, 0, jobs.Failed,
-			"The map provider refused the job's searches (", "some", "Job failed: "},
+			"The map provider refused the job's searches (", "rule", "Job failed: "},
 		{"provider down", 0, down, false, 0, jobs.Failed,
 			"Nothing could be done: ", "all", "Job failed: Nothing could be done: "},
 		{"provider down, failing fast", 0, down, false, 5, jobs.Failed,
@@ -103,6 +105,14 @@ func TestProviderFailures(t *testing.T) {
 			refund := float64(it.Int(attrRefund)) / 100
 			if !near(spent, j.EFCost-refund) {
 				t.Errorf("spent %v of a charge of %v refunded %v", spent, j.EFCost, refund)
+			}
+			if tt.status == jobs.Failed {
+				mode, _ := pricing.ParseMode(j.ScrapMode)
+				expected := pricing.Compute(pricing.Params{Tiles: j.GridPointsCount, Queries: len(j.Queries), Mode: mode}).ExpectedSearches
+				answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
+				if want := pricing.Refund(j.EFCost, max(expected, float64(answered+failed)), int(answered)); !near(refund, want) {
+					t.Errorf("refund %v, want %v (%d answered, %d failed, %v expected)", refund, want, answered, failed, expected)
+				}
 			}
 			switch tt.refund {
 			case "all":
