@@ -119,7 +119,8 @@ deploy: build $(NODE_DIR)/package.json
 bench:
 	@command -v wrk >/dev/null 2>&1 || { (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || echo 'wrk not installable: the load benchmark falls back to its Go client'; }
 	testdata/emulators/up.sh $(EMU_DIR)
-	set -a && . $(EMU_DIR)/env && set +a && $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./shared/... ; \
+	set -a && . $(EMU_DIR)/env && set +a && $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./shared/... && \
+	  SVC_BENCH_MILLION_ROWS=1 $(GO) test -run '^$$' -bench 'AWSPath/France' -benchtime 1x -timeout 3h ./shared/app/onaws ; \
 	  rc=$$?; testdata/emulators/down.sh $(EMU_DIR); exit $$rc
 	$(GO) test -run '^$$' -bench 'Load' -benchtime 1x -timeout 10m ./functions/...
 

@@ -61,10 +61,48 @@ type limitedStack struct {
 	apis    map[string]*lambdatest.Function
 	workers map[string]*lambdatest.Function
 	sources map[string]*lambdatest.SQSSource
+	kinds   map[string]kindStat // worker invocations by message kind
 	stop    func()
 }
 
-func newLimitedStack(t *testing.T, o stackOptions) *limitedStack {
+// kindStat times the invocations of one kind of message.
+type kindStat struct {
+	n          int
+	max, total time.Duration
+}
+
+func (k kindStat) String() string {
+	return fmt.Sprintf("%d, longest %v, mean %v", k.n, k.max.Round(time.Millisecond), (k.total / time.Duration(max(k.n, 1))).Round(time.Millisecond))
+}
+
+// timeKind records how long an invocation of a worker took, by the kind
+// of its message (start, task, finalize, derive...).
+func (s *limitedStack) timeKind(ev events.SQSEvent, d time.Duration) {
+	var m struct{ Kind string }
+	if len(ev.Records) > 0 {
+		json.Unmarshal([]byte(ev.Records[0].Body), &m)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.kinds[m.Kind]
+	k.n++
+	k.max = max(k.max, d)
+	k.total += d
+	s.kinds[m.Kind] = k
+}
+
+// kindStats returns the timings by message kind.
+func (s *limitedStack) kindStats() map[string]kindStat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]kindStat{}
+	for k, v := range s.kinds {
+		out[k] = v
+	}
+	return out
+}
+
+func newLimitedStack(t testing.TB, o stackOptions) *limitedStack {
 	t.Helper()
 	if o.Scale <= 0 {
 		o.Scale = 1
@@ -72,7 +110,7 @@ func newLimitedStack(t *testing.T, o stackOptions) *limitedStack {
 	rt := newAWSRuntime(t)
 	t.Setenv("AWS_ENDPOINT_URL_S3", mendS3Emulator(t, rt.s3))
 	s := &limitedStack{rt: rt, ctx: rt.ctx, gw: lambdatest.NewGateway(), apis: map[string]*lambdatest.Function{},
-		workers: map[string]*lambdatest.Function{}, sources: map[string]*lambdatest.SQSSource{}}
+		workers: map[string]*lambdatest.Function{}, sources: map[string]*lambdatest.SQSSource{}, kinds: map[string]kindStat{}}
 	if o.IntegrationTimeout > 0 {
 		s.gw.IntegrationTimeout = o.IntegrationTimeout
 	}
@@ -102,7 +140,12 @@ func newLimitedStack(t *testing.T, o stackOptions) *limitedStack {
 				if err != nil {
 					return nil, err
 				}
-				return lambdatest.Typed[events.SQSEvent, events.SQSEventResponse](h), nil
+				return lambdatest.Typed(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+					began := time.Now()
+					out, err := h(ctx, ev)
+					s.timeKind(ev, time.Since(began))
+					return out, err
+				}), nil
 			}))
 		q := queues[w.Queue]
 		src := &lambdatest.SQSSource{Client: rt.sqs, QueueURL: rt.queues[w.Queue], Function: f, MaxConcurrency: conc,
