@@ -204,6 +204,13 @@ func TestJobOnAWSRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The finalize (the merge into the CSV) and the JSON and XLSX made
+	// from it run on the finalize queue's worker.
+	finalizer, err := onaws.WorkerHandler(ctx, "job-finalizer", rt.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers := map[string]onaws.SQSHandler{app.QueueTasks: worker, app.QueueFinalize: finalizer}
 	call, bearer := rt.call, rt.signup("worker@example.org")
 
 	cr := call(jobsFn, "POST", "/api/jobs", `{"queries":["boulangerie"],"zones":["Villeurbanne"]}`, bearer)
@@ -223,17 +230,19 @@ func TestJobOnAWSRuntime(t *testing.T) {
 		if time.Now().After(end) {
 			t.Fatalf("job still %s after %d invocations", job.Status, invocations)
 		}
-		for _, m := range rt.receive(app.QueueTasks) {
-			invocations++
-			res, err := worker(ctx, sqsEvent(m))
-			if err != nil {
-				t.Fatal(err)
+		for q, h := range handlers {
+			for _, m := range rt.receive(q) {
+				invocations++
+				res, err := h(ctx, sqsEvent(m))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.BatchItemFailures) > 0 {
+					t.Errorf("record %s reported failed", aws.ToString(m.Body))
+					continue
+				}
+				sqsClient.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(urls[q]), ReceiptHandle: m.ReceiptHandle})
 			}
-			if len(res.BatchItemFailures) > 0 {
-				t.Errorf("record %s reported failed", aws.ToString(m.Body))
-				continue
-			}
-			sqsClient.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(urls[app.QueueTasks]), ReceiptHandle: m.ReceiptHandle})
 		}
 		gr := call(jobsFn, "GET", "/api/jobs/"+job.ID, "", bearer)
 		if err := json.Unmarshal([]byte(gr.Body), &job); err != nil {
