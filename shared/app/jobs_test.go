@@ -409,6 +409,19 @@ func TestJobExpiry(t *testing.T) {
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}}))
 	waitJob(t, c, j.ID, isDone)
 	c.Do("GET", "/api/jobs/"+j.ID+"/download", nil).Must(t, 200)
+	// The JSON and XLSX are made by a worker after the job is done: wait
+	// for them, so that no file is being written when the job expires.
+	for _, f := range []string{"json", "xlsx"} {
+		for end := time.Now().Add(20 * time.Second); ; {
+			if c.Do("GET", "/api/jobs/"+j.ID+"/download?format="+f, nil).Status == 200 {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("no %s download", f)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	// A key outlives the 7-day session.
 	k := e.NewClient()
 	k.Key = c.CreateKey("expiry")

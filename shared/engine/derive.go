@@ -63,10 +63,11 @@ func (e *Engine) handleDerive(ctx context.Context, m message) error {
 	if err != nil || !ok {
 		return err
 	}
-	if j.Status == jobs.Expired || !j.DownloadAvailable || jobs.SingleRun(j.JobType) {
+	if !e.outputLive(j) {
 		return nil
 	}
-	err = jobs.Derive(ctx, e.d.Files, j.ID, export.Format(m.Format))
+	f := export.Format(m.Format)
+	err = jobs.Derive(ctx, e.d.Files, j.ID, f)
 	if apperr.CodeOf(err) == apperr.Gone {
 		e.d.Log.Warn("engine: derive of a job without output, dropped", "job", j.ID, "format", m.Format)
 		return nil
@@ -74,7 +75,26 @@ func (e *Engine) handleDerive(ctx context.Context, m message) error {
 	if err != nil {
 		return fmt.Errorf("derive %s of job %s: %w", m.Format, j.ID, err)
 	}
+	// The job may have expired or been deleted while the file was made:
+	// its files were then deleted before this one was written, so this
+	// one goes too (expiry and deletion change the record first, then
+	// delete the files, so a read after the write sees the change).
+	j, _, ok, err = e.load(ctx, m.Job)
+	if err != nil {
+		return err
+	}
+	if !ok || !e.outputLive(j) {
+		if err := e.d.Files.Delete(ctx, jobs.DerivedKey(m.Job, f)); err != nil {
+			return fmt.Errorf("delete %s of job %s, gone meanwhile: %w", m.Format, m.Job, err)
+		}
+	}
 	return nil
+}
+
+// outputLive tells whether a job's output files may be written: done or
+// stopped with a downloadable output, not past its expiry.
+func (e *Engine) outputLive(j *jobs.Job) bool {
+	return j.Status != jobs.Expired && j.DownloadAvailable && !jobs.SingleRun(j.JobType) && !jobs.PastExpiry(j, e.d.Now())
 }
 
 // afterSingle asks for the formats of a rows run's CSV once its job is

@@ -9,17 +9,21 @@ import (
 	"github.com/prospectdata/svc/shared/store"
 )
 
+// PastExpiry tells whether a job's output is past its expires_at at now,
+// whether or not a read has moved it to expired yet: a worker about to
+// write a file of it leaves it alone.
+func PastExpiry(j *Job, now time.Time) bool {
+	exp, err := time.Parse(timeFmt, j.ExpiresAt)
+	return err == nil && !now.Before(exp)
+}
+
 // expireIfDue moves a finished job past its expires_at to expired and
 // deletes its output (spec: an expired output answers 410). It runs when
 // the job is read, so no sweeper is needed for what users see; the files
 // bucket's lifecycle rule (31 days) removes what no one read again. A job
 // still pending or running never expires: its expires_at moves on resume.
 func (s *Service) expireIfDue(ctx context.Context, j *Job) error {
-	if j.Status.Active() || j.Status == Expired {
-		return nil
-	}
-	exp, err := time.Parse(timeFmt, j.ExpiresAt)
-	if err != nil || s.d.Now().Before(exp) {
+	if j.Status.Active() || j.Status == Expired || !PastExpiry(j, s.d.Now()) {
 		return nil
 	}
 	next := *j
