@@ -355,8 +355,17 @@ func (s *Service) Signals(ctx context.Context, uid, id, rid int64) (*SignalList,
 		return nil, fmt.Errorf("signals of veille %d run %d: %w", id, rid, err)
 	}
 	out.Total = len(out.Items)
+	// The best MaxSignalItems only: total counts them all, the downloads
+	// (signals.csv, .json, .xlsx) carry them all.
+	out.Items = out.Items[:min(len(out.Items), MaxSignalItems)]
 	return out, nil
 }
+
+// MaxSignalItems bounds the signals a run's list answers (the highest
+// scores), so that the answer stays far below Lambda's 6 MB response cap
+// on AWS (a signal is about 400 bytes of JSON) whatever the size of the
+// watched output; docs/veille.md.
+const MaxSignalItems = 5000
 
 // WriteSignals writes signals in a download format.
 func WriteSignals(w io.Writer, f export.Format, signals []rowdiff.Signal) error {
