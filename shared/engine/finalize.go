@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/placerow"
 	"io"
 	"slices"
 	"strings"
@@ -185,7 +186,7 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 		done <- err
 	}()
 	werr := func() error {
-		w, err := export.NewCSV(pw, columns(j.ExtraColumns, j.IncludeReviews))
+		w, err := export.NewCSV(pw, placerow.Columns(j.ExtraColumns, j.IncludeReviews))
 		if err != nil {
 			return err
 		}
@@ -207,11 +208,11 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 				}
 				perPhone[key]++
 			}
-			agg := aggregatorSite(r.Website) || (r.PhoneE164 != "" && shared[r.PhoneE164] >= SharedPhonePlaces)
+			agg := placerow.AggregatorSite(r.Website) || (r.PhoneE164 != "" && shared[r.PhoneE164] >= SharedPhonePlaces)
 			out.rows++
 			out.byQuery[r.Query]++
 			out.byZone[r.Zone]++
-			return w.Write(cells(r, agg, j.ExtraColumns, j.IncludeReviews))
+			return w.Write(placerow.Cells(r, agg, j.ExtraColumns, j.IncludeReviews))
 		})
 		if err != nil {
 			return err

@@ -96,30 +96,6 @@ func TestClassifyPhone(t *testing.T) {
 	}
 }
 
-func TestAggregatorSite(t *testing.T) {
-	for site, want := range map[string]bool{
-		"https://www.pagesjaunes.fr/pros/123":        true,
-		"https://fr.tripadvisor.be/Restaurant":       true,
-		"https://www.booking.com/hotel/fr/x.html":    true,
-		"https://www.booking.co.uk/hotel":            true,
-		"https://www.ubereats.com/fr/store/x":        true,
-		"https://deliveroo.fr/menu/lyon":             true,
-		"https://www.doctolib.fr/dentiste/lyon/x":    true,
-		"http://fr-fr.facebook.com/boulangerie":      true,
-		"instagram.com/boulangerie":                  true,
-		"https://x.com/boulangerie":                  true,
-		"https://boulangerie-durand.fr":              false,
-		"https://booking.restaurant-durand.fr/table": false,
-		"https://www.facebookfan.fr":                 false,
-		"":                                           false,
-		"not a url ::":                               false,
-	} {
-		if got := aggregatorSite(site); got != want {
-			t.Errorf("%q: %v", site, got)
-		}
-	}
-}
-
 func TestOutputFilename(t *testing.T) {
 	for _, tt := range []struct {
 		queries, zones []string
@@ -134,23 +110,5 @@ func TestOutputFilename(t *testing.T) {
 		if got := outputFilename(&jobs.Job{ID: "abc", Queries: tt.queries, Zones: tt.zones}); got != tt.want {
 			t.Errorf("%q %q: %s", tt.queries, tt.zones, got)
 		}
-	}
-}
-
-func TestColumns(t *testing.T) {
-	if got := columns(nil, false); len(got) != 12 || got[8] != "aggregator_flag" || got[11] != "zone" {
-		t.Errorf("%q", got)
-	}
-	got := columns([]string{"region", "gps"}, false)
-	if !slices.Equal(got[12:], []string{"latitude", "longitude", "region"}) {
-		t.Errorf("%q", got)
-	}
-	r := Row{Name: "A", Rating: 4.5, Reviews: 3, Lat: 45.1, Lon: 4.2, Region: "R", Department: "D"}
-	c := cells(&r, true, []string{"gps", "departement", "region"}, false)
-	if !slices.Equal(c[4:6], []string{"4.5", "3"}) || c[8] != "true" || !slices.Equal(c[12:], []string{"45.1", "4.2", "D", "R"}) {
-		t.Errorf("%q", c)
-	}
-	if c := cells(&Row{}, false, nil, false); c[4] != "" || c[5] != "0" {
-		t.Errorf("no rating: %q", c)
 	}
 }

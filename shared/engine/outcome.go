@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/placerow"
 	"time"
 
 	"github.com/prospectdata/svc/shared/jobs"
@@ -45,7 +46,7 @@ func cause(err error) string {
 	if err == nil {
 		return "unknown error"
 	}
-	return truncate(oneLine(err.Error()), maxCause)
+	return truncate(placerow.OneLine(err.Error()), maxCause)
 }
 
 // units names a job's units in messages.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/prospectdata/svc/shared/placerow"
 	"io"
 	"maps"
 	"slices"
@@ -17,42 +18,6 @@ import (
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/provider"
 )
-
-func TestReviewCell(t *testing.T) {
-	long := strings.Repeat("é", 600)
-	for _, tt := range []struct {
-		name string
-		in   provider.Review
-		want string
-	}{
-		{"full", provider.Review{Rating: 4, Author: "Marie D.", Text: "Très bon."}, "4/5 — Marie D. — Très bon."},
-		{"half star", provider.Review{Rating: 4.5, Author: "A", Text: "B"}, "4.5/5 — A — B"},
-		{"no text", provider.Review{Rating: 5, Author: "Marie D."}, "5/5 — Marie D."},
-		{"no author", provider.Review{Rating: 2, Text: "Bof"}, "2/5 — Bof"},
-		{"no rating", provider.Review{Author: "A", Text: "B"}, "A — B"},
-		{"one line", provider.Review{Rating: 3, Author: " A\t", Text: "ligne 1\r\nligne 2\n\n  fin "}, "3/5 — A — ligne 1 ligne 2 fin"},
-		{"empty", provider.Review{}, ""},
-		{"long", provider.Review{Rating: 1, Author: "A", Text: long}, "1/5 — A — " + strings.Repeat("é", ReviewCellChars-utf8.RuneCountInString("1/5 — A — ")-1) + "…"},
-		{"long, cut on a space", provider.Review{Rating: 1, Text: strings.Repeat("a", 494) + " " + long}, "1/5 — " + strings.Repeat("a", 493) + "…"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := reviewCell(tt.in)
-			if got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
-			}
-			if n := utf8.RuneCountInString(got); n > ReviewCellChars {
-				t.Errorf("%d characters", n)
-			}
-		})
-	}
-	r := Row{LatestReviews: []provider.Review{{Rating: 5, Author: "A"}, {Rating: 1, Author: "B"}}}
-	if c := cells(&r, false, nil, true); !slices.Equal(c[12:], []string{"5/5 — A", "1/5 — B", "", "", ""}) {
-		t.Errorf("review cells %q", c[12:])
-	}
-	if got := columns(nil, true); !slices.Equal(got[12:], []string{"avis_1", "avis_2", "avis_3", "avis_4", "avis_5"}) {
-		t.Errorf("columns %q", got)
-	}
-}
 
 // partRecorder keeps the last content of every part written.
 type partRecorder struct {
@@ -140,7 +105,7 @@ func TestIncludeReviews(t *testing.T) {
 				t.Fatalf("status %s, include_reviews %v (%v)", j.Status, j.IncludeReviews, j.ErrorMessage)
 			}
 			out := parseCSV(t, e.output(j.ID))
-			base := columns([]string{"gps", "departement", "region"}, false)
+			base := placerow.Columns([]string{"gps", "departement", "region"}, false)
 			calls := int(w.reviewCalls.Load())
 			if got, want := j.TotalAttemptsCount, int(w.searches.Load())+calls; got != want {
 				t.Errorf("total_attempts_count %d, provider saw %d searches and %d reviews calls", got, w.searches.Load(), calls)
@@ -151,7 +116,7 @@ func TestIncludeReviews(t *testing.T) {
 				}
 				return
 			}
-			if !slices.Equal(out.header, append(base, reviewColumns...)) {
+			if !slices.Equal(out.header, append(base, placerow.ReviewColumns...)) {
 				t.Fatalf("header %q", out.header)
 			}
 
@@ -197,12 +162,12 @@ func TestIncludeReviews(t *testing.T) {
 				id := row["place_id"]
 				var want []provider.Review
 				if !failing(id) {
-					want = worldReviews(w.returned[id], MaxReviews)
+					want = worldReviews(w.returned[id], placerow.MaxReviews)
 				}
-				for k, col := range reviewColumns {
+				for k, col := range placerow.ReviewColumns {
 					exp := ""
 					if k < len(want) {
-						exp = reviewCell(want[k])
+						exp = placerow.ReviewCell(want[k])
 					}
 					if row[col] != exp {
 						t.Errorf("place %s, %s = %q, want %q", id, col, row[col], exp)
@@ -214,7 +179,7 @@ func TestIncludeReviews(t *testing.T) {
 				default:
 					withContent++
 				}
-				if strings.HasSuffix(row["avis_1"], "…") && utf8.RuneCountInString(row["avis_1"]) == ReviewCellChars {
+				if strings.HasSuffix(row["avis_1"], "…") && utf8.RuneCountInString(row["avis_1"]) == placerow.ReviewCellChars {
 					cut++
 				}
 			}

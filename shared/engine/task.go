@@ -15,39 +15,15 @@ import (
 	"github.com/paulmach/orb/maptile"
 
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
 )
 
 // Row is one line of a part (JSON Lines) and, after the finalizer's
-// merge, one row of the output.
-type Row struct {
-	PlaceID    string  `json:"place_id"`
-	Name       string  `json:"name"`
-	Website    string  `json:"website,omitempty"`
-	Phone      string  `json:"phone,omitempty"`
-	Address    string  `json:"address,omitempty"`
-	Rating     float64 `json:"rating,omitempty"`
-	Reviews    int     `json:"reviews_count,omitempty"`
-	Category   string  `json:"category,omitempty"`
-	MapsURL    string  `json:"maps_url,omitempty"`
-	Query      string  `json:"query"`
-	Zone       string  `json:"zone"`
-	Lat        float64 `json:"lat"`
-	Lon        float64 `json:"lon"`
-	Department string  `json:"departement,omitempty"`
-	Region     string  `json:"region,omitempty"`
-	// PhoneE164 is Phone normalised against the job's country ("" when
-	// it is not a usable number), PhoneForeign whether it carries
-	// another country's calling code: the worker classifies numbers, so
-	// that the finalizer parses none.
-	PhoneE164    string `json:"phone_e164,omitempty"`
-	PhoneForeign bool   `json:"phone_foreign,omitempty"`
-	// LatestReviews are the place's latest reviews, newest first (at most
-	// MaxReviews), when the job asked for reviews and the place has some.
-	LatestReviews []provider.Review `json:"latest_reviews,omitempty"`
-}
+// merge, one row of the output: placerow.Row.
+type Row = placerow.Row
 
 func partKey(job, task string) string { return partsPrefix(job) + task + ".jsonl" }
 

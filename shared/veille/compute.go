@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/rowdiff"
@@ -238,7 +238,7 @@ func (s *Service) lookup(ctx context.Context, r *record, cands []*candidate) int
 // the lookup does not give (the sim world's, for a query outside its
 // categories) stays the previous one.
 func freshRow(before rowdiff.Row, p provider.Place) rowdiff.Row {
-	now := engine.PlaceCells(p)
+	now := placerow.PlaceCells(p)
 	header := before.Header()
 	cells := make([]string, len(header))
 	for i, h := range header {
