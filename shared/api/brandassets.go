@@ -10,7 +10,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
-	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/jobs"
 )
 
 // assetURLTTL is how long the address a brand asset redirects to stays
@@ -19,7 +19,7 @@ const assetURLTTL = 15 * time.Minute
 
 // brandAssetRoute serves the files brand_assets re-hosted: only to their
 // owner or an admin (another account gets the 404 of a missing file), and
-// only names of the strict pattern enrich.AssetName. Images are served
+// only names of the strict pattern jobs.AssetName. Images are served
 // with nosniff and a Content-Security-Policy that runs nothing, since an
 // SVG logo is a document that could carry script.
 func (s *Server) brandAssetRoute() Route {
@@ -30,7 +30,7 @@ func (s *Server) brandAssetRoute() Route {
 		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 			owner, err := strconv.ParseInt(r.PathValue("owner_user_id"), 10, 64)
 			name := r.PathValue("filename")
-			if err != nil || owner <= 0 || !enrich.AssetName.MatchString(name) {
+			if err != nil || owner <= 0 || !jobs.AssetName.MatchString(name) {
 				return apperr.Missing()
 			}
 			if c.User.ID != owner && !c.User.IsAdmin {
@@ -39,7 +39,7 @@ func (s *Server) brandAssetRoute() Route {
 			if s.d.Files == nil {
 				return apperr.Missing()
 			}
-			key := enrich.AssetKey(owner, name)
+			key := jobs.AssetKey(owner, name)
 			// Where the store signs addresses (S3), the file is fetched
 			// from it: a screenshot may pass a Lambda's 6 MB response.
 			// The address answers attachment, so that an SVG opened
@@ -66,7 +66,7 @@ func (s *Server) brandAssetRoute() Route {
 			}
 			defer rc.Close()
 			h := w.Header()
-			h.Set("Content-Type", enrich.AssetType(path.Ext(name)[1:]))
+			h.Set("Content-Type", jobs.AssetType(path.Ext(name)[1:]))
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 			h.Set("Cache-Control", "private, max-age=86400")

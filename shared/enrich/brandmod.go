@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -30,21 +29,6 @@ const (
 	// screenshot a few hundred).
 	maxAsset = 4 << 20
 )
-
-// AssetName is the strict pattern of a re-hosted file's name: the job id,
-// 16 hex digits of the content's SHA-256, the kind, the extension. The
-// route serving them accepts nothing else, so that no path trick reaches
-// another file.
-var AssetName = regexp.MustCompile(`^[a-z2-7]{16}-[0-9a-f]{16}-(logo[1-4]?|favicon|screenshot)\.(png|jpg|gif|webp|svg|ico)$`)
-
-// AssetKey is the file store key of a user's re-hosted file (a job's
-// files are deleted with it: shared/jobs owns the layout).
-func AssetKey(owner int64, name string) string { return jobs.AssetKey(owner, name) }
-
-// AssetPath is the API path of a re-hosted file.
-func AssetPath(owner int64, name string) string {
-	return "/api/brand-assets/" + strconv.FormatInt(owner, 10) + "/" + name
-}
 
 // Screenshotter renders a page to a PNG (a headless browser).
 type Screenshotter interface {
@@ -188,30 +172,11 @@ func dataURI(u *url.URL) ([]byte, bool) {
 func (m *brandModule) store(ctx context.Context, env *Env, kind, ext string, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	name := fmt.Sprintf("%s-%s-%s.%s", env.Job.ID, hex.EncodeToString(sum[:8]), kind, ext)
-	if !AssetName.MatchString(name) {
+	if !jobs.AssetName.MatchString(name) {
 		return "", fmt.Errorf("brand_assets: asset name %q out of pattern", name)
 	}
-	if _, err := m.d.Files.Put(ctx, AssetKey(env.Job.UserID, name), bytes.NewReader(data), AssetType(ext)); err != nil {
+	if _, err := m.d.Files.Put(ctx, jobs.AssetKey(env.Job.UserID, name), bytes.NewReader(data), jobs.AssetType(ext)); err != nil {
 		return "", fmt.Errorf("brand_assets: store %s: %w", name, err)
 	}
-	return strings.TrimRight(m.d.BaseURL, "/") + AssetPath(env.Job.UserID, name), nil
-}
-
-// AssetType is the media type a re-hosted file is served with.
-func AssetType(ext string) string {
-	switch ext {
-	case "png":
-		return "image/png"
-	case "jpg":
-		return "image/jpeg"
-	case "gif":
-		return "image/gif"
-	case "webp":
-		return "image/webp"
-	case "svg":
-		return "image/svg+xml"
-	case "ico":
-		return "image/x-icon"
-	}
-	return "application/octet-stream"
+	return strings.TrimRight(m.d.BaseURL, "/") + jobs.AssetPath(env.Job.UserID, name), nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/accounts"
@@ -56,14 +55,6 @@ const (
 // JSON array of its columns (ItemColumns), then one JSON array of cells
 // per item, aligned with the columns ("" for a key an item lacks).
 func InputKey(id string) string { return "jobs/" + id + "/input.jsonl" }
-
-// AssetKey is the file store key of a file a job re-hosted for its owner
-// (brand_assets' logos, favicons, screenshots). Its name starts with the
-// job's id, so that deleting the job deletes its files; they outlive the
-// job's expiry, as the links in a downloaded CSV point to them.
-func AssetKey(owner int64, name string) string {
-	return "assets/" + strconv.FormatInt(owner, 10) + "/" + name
-}
 
 // deleteFiles removes every file a job owns: its directory and the files
 // it re-hosted.
