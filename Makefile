@@ -37,6 +37,7 @@ chromium:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags account ./shared/app/... ./functions/...
 	cd infra && GOFLAGS=-mod=mod $(GO) vet ./...
 
 # The emulators are stopped whatever the tests' outcome.
@@ -80,11 +81,16 @@ build: $(FUNCTIONS:%=dist/%.zip) dist/chromium-layer.zip
 # The workers of app.Workers() with Browser set: they run the serverless
 # Chromium pack, built for x86_64 (infra/stack.go gives them that arch).
 BROWSER_FUNCTIONS := worker-enrich
+# The account functions (app.AccountFunctions) are built with the account
+# tag: they link no engine, browser driver or fingerprint database
+# (shared/app/work_account.go; a test keeps this list and the app's equal).
+ACCOUNT_FUNCTIONS := api-auth api-events api-registry webhook-sender
+comma := ,
 
 dist/%.zip: FORCE
 	@command -v zip >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq zip >/dev/null; }
 	mkdir -p dist/$*
-	GOOS=linux GOARCH=$(if $(filter $*,$(BROWSER_FUNCTIONS)),amd64,arm64) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o dist/$*/bootstrap ./functions/$*
+	GOOS=linux GOARCH=$(if $(filter $*,$(BROWSER_FUNCTIONS)),amd64,arm64) CGO_ENABLED=0 $(GO) build -tags lambda.norpc$(if $(filter $*,$(ACCOUNT_FUNCTIONS)),$(comma)account) -trimpath -ldflags='-s -w' -o dist/$*/bootstrap ./functions/$*
 	cd dist/$* && rm -f ../$*.zip && zip -q -X ../$*.zip bootstrap
 
 # The layer of the browser workers: @sparticuz/chromium's bin/ (Brotli-

@@ -18,7 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
-	"github.com/prospectdata/svc/shared/engine"
+	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/exports"
@@ -37,7 +37,6 @@ import (
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/veille"
-	"github.com/prospectdata/svc/shared/viewport"
 	"github.com/prospectdata/svc/shared/webhooks"
 )
 
@@ -90,7 +89,7 @@ type App struct {
 	// Provider is the map provider (built on first use).
 	Provider provider.Provider
 	// Engine runs jobs; nil when the runtime gives no queue or files.
-	Engine *engine.Engine
+	Engine Engine
 	// Webhooks manages endpoints and delivers events to them.
 	Webhooks *webhooks.Service
 	// Pipelines creates pipelines and runs their steps.
@@ -151,32 +150,12 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	// source at creation, the workers run them.
 	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
 	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
-	var eng *engine.Engine
 	var ps *pipelines.Service // the jobs' and the engine's hooks move pipelines on; set below
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service    // the engine's overtime hook calls it; set below
 	var xs *exports.Service // the engine's export hook calls it; set below
-	if ad.Queue != nil && ad.Files != nil {
-		eng = engine.New(engine.Deps{
-			DB: ad.DB, Queue: ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, SingleQueue: QueueSources, FinalizeQueue: QueueFinalize,
-			Files: ad.Files, Provider: prov, Scrape: sc,
-			Now: ad.Now, Log: ad.Log, Visibility: ad.TaskVisibility,
-			Modules: mods,
-			Runners: map[string]engine.Runner{
-				jobs.TypeViewportTest:  &viewport.Runner{Provider: prov, Now: ad.Now},
-				jobs.TypeDeliveryCheck: srcs.delivery,
-			},
-			CSVRunners: srcs.csvRunners(sc, lateJobs{&js}, mods.Fetcher()),
-			OnTerminal: func(ctx context.Context, j *jobs.Job) { js.Ended(ctx, j) },
-			OnPartial:  func(ctx context.Context, j *jobs.Job) { ps.JobEnded(ctx, j) },
-			OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return js.Overtime(ctx, j) },
-			OnSweep:    func(ctx context.Context) error { return js.Promote(ctx, jobs.PoolMultiProxy) },
-			OnExport:   func(ctx context.Context, uid int64) error { return xs.Build(ctx, uid) },
-			// One source for the give-up and the queues' redrive
-			// (MaxReceives = GiveUpAfter+1); the sweep's bounds and the
-			// local deadlines come from the same queues and workers.
-			GiveUpAfter: GiveUpAfter, Redelivery: redelivery(), Deadlines: deadlines(),
-		})
+	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, mods: mods, srcs: srcs, js: &js, ps: &ps, xs: &xs})
+	if eng != nil {
 		started = eng.Start
 	}
 	var derive func(context.Context, string, export.Format) error
@@ -213,8 +192,13 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
 	})
 	acc.AddHolder(wh)
-	if eng != nil {
-		xs = exports.New(exports.Deps{Files: ad.Files, Accounts: acc, Request: eng.RequestExport, Now: ad.Now, Log: ad.Log})
+	if ad.Queue != nil && ad.Files != nil {
+		// The archive is built by the finalize queue's worker; the
+		// account functions ask without the engine (exports.RequestBody).
+		xs = exports.New(exports.Deps{Files: ad.Files, Accounts: acc, Request: func(ctx context.Context, uid int64) error {
+			_, err := ad.Queue.Send(ctx, QueueFinalize, queue.Message{Body: exports.RequestBody(uid)})
+			return err
+		}, Now: ad.Now, Log: ad.Log})
 	}
 	var capped *exports.Service // the API builds the export in a worker only under a response cap
 	if ad.ResponseCap > 0 {
@@ -326,4 +310,28 @@ func ownHosts(baseURL string) []string {
 		return nil
 	}
 	return []string{u.Hostname()}
+}
+
+// Engine runs the work of jobs (shared/engine): the App holds it behind
+// this interface so that the account functions, built without the engine
+// (work_account.go), need not link it.
+type Engine interface {
+	Start(ctx context.Context, j *jobs.Job) error
+	Salvage(ctx context.Context, j *jobs.Job) error
+	Derive(ctx context.Context, id string, f export.Format) error
+	HandleDelivery(ctx context.Context, body []byte, receiveCount int) error
+	Run(ctx context.Context) error
+}
+
+// engineWiring is what the engine is built over; the services it calls
+// back are built after it (their pointers are read when it calls).
+type engineWiring struct {
+	ad   Adapters
+	prov *lazyProvider
+	sc   *scrape.Service
+	mods *enrich.Set
+	srcs *sources
+	js   **jobs.Service
+	ps   **pipelines.Service
+	xs   **exports.Service
 }

@@ -4,14 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich"
-	"github.com/prospectdata/svc/shared/enrich/screenshot"
-	"github.com/prospectdata/svc/shared/enrich/techstack"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -33,23 +30,13 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 	}
 	ua := CrawlerAgent + "/1.0 (+" + cfg.BaseURL + "/bot; company data enrichment)"
 	f := crawl.New(crawl.Deps{Transport: tr, Agent: CrawlerAgent, UserAgent: ua, Log: log})
-	// Screenshots need a Chromium: one installed on the machine (make
-	// test installs Debian's), else the serverless pack of the AWS
-	// enrichment worker's layer (SVC_CHROMIUM_PACK); without either the
-	// column stays empty. Its requests go through the same transport.
-	var shots enrich.Screenshotter
-	switch exe := screenshot.Find(); {
-	case exe != "":
-		shots = screenshot.New(exe, tr, ua)
-	case cfg.ChromiumPack != "":
-		shots = screenshot.New("", tr, ua, screenshot.Pack(cfg.ChromiumPack))
-	}
+	shots := newScreenshotter(cfg, tr, ua)
 	mods := append(enrich.SiteModules(),
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: cfg.BaseURL, Shots: shots}),
-		enrich.TechstackModule(sync.OnceValues(techstack.New)),
 		enrich.SiteFinderModule(enrich.SiteFinderDeps{Provider: prov, Gazetteer: gaz}),
 		enrich.ReviewsModule(enrich.ReviewsDeps{Provider: prov}),
 	)
+	mods = append(mods, techstackModules()...)
 	mods = append(mods, srcs.modules()...)
 	set := enrich.NewSet(f, log, mods...)
 	if cfg.MapProvider == "sim" {

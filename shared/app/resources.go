@@ -3,8 +3,6 @@ package app
 import (
 	"time"
 
-	"github.com/prospectdata/svc/shared/engine"
-
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/webhooks"
@@ -135,12 +133,18 @@ type Schedule struct {
 	Body  string
 }
 
+// SweepMessage is the body of the sweep schedule's message, as the engine
+// reads it (engine.SweepMessage; a test keeps the two equal). It is
+// written here so that the account functions, which link no engine, still
+// know the schedules.
+const SweepMessage = `{"kind":"sweep"}`
+
 // Schedules lists the periodic messages.
 func Schedules() []Schedule {
 	return []Schedule{{
 		// The sweep frees a pool lease whose holder ended without
 		// releasing it (its process died) and promotes the next job.
-		Name: "sweep", Queue: QueueTasks, Every: time.Minute, Body: engine.SweepMessage,
+		Name: "sweep", Queue: QueueTasks, Every: time.Minute, Body: SweepMessage,
 	}}
 }
 
@@ -194,4 +198,15 @@ func Workers() []Worker {
 		Name: "webhook-sender", Queue: QueueDeliveries, Stream: "events", Tables: []string{"accounts", "events", "webhooks"},
 		SendsTo: []string{QueueDeliveries}, MemoryMB: 256, TimeoutS: 30,
 	}}
+}
+
+// AccountTag is the build tag of the account functions (AccountFunctions):
+// their wiring leaves out the engine, the browser and the fingerprint
+// database (work.go, work_account.go). make build passes it to them.
+const AccountTag = "account"
+
+// AccountFunctions are the functions that serve accounts, keys, events,
+// webhooks and the registry: they create no job and run none.
+func AccountFunctions() []string {
+	return []string{"api-auth", "api-events", "api-registry", "webhook-sender"}
 }

@@ -17,22 +17,17 @@ import (
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/config"
-	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/delivery"
-	"github.com/prospectdata/svc/shared/engine"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
-	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/inproc"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/opendata"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/phoneinfo"
-	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
-	"github.com/prospectdata/svc/shared/sirene"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/verify"
 )
@@ -228,19 +223,6 @@ func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error)
 // 15 minutes (engine.RowsTimeout), with room to write the output. At the
 // registers API's pace 50,000 rows take about 5 minutes.
 const SireneBudget = 12 * time.Minute
-
-// csvRunners are the single-run jobs whose result is rows.
-func (s *sources) csvRunners(places sirene.Places, outputs pipelines.Outputs, fetch *crawl.Fetcher) map[string]engine.CSVRunner {
-	rs := map[string]engine.CSVRunner{
-		jobs.TypeImport: &pipelines.ImportStage{Deps: imports.Deps{Fetch: fetch.FetchFile, Jobs: outputs, Now: s.now}},
-		jobs.TypeFilter: &pipelines.FilterStage{Jobs: outputs},
-		jobs.TypeSort:   &pipelines.SortStage{Jobs: outputs},
-	}
-	if c, err := s.registers(); err == nil {
-		rs[jobs.TypeSirene] = &sirene.Runner{Registers: c, Places: places, Budget: SireneBudget}
-	}
-	return rs
-}
 
 // simClock is the sim world's registers clock, once the world is loaded.
 type simClock struct{ prov *lazyProvider }

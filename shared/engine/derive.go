@@ -117,12 +117,6 @@ func (e *Engine) afterSingle(ctx context.Context, m message, err error) error {
 	return nil
 }
 
-// RequestExport asks a worker to build an account's data export into the
-// file store (Deps.OnExport).
-func (e *Engine) RequestExport(ctx context.Context, uid int64) error {
-	return e.send(ctx, message{Kind: kindExport, User: uid})
-}
-
 // handleExport builds an account's export. A failure is retried like any
 // message; the API asks again for an export it does not see after
 // a while (shared/exports).

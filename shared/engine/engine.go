@@ -128,7 +128,7 @@ type Deps struct {
 	// process that died (jobs.Service.Promote).
 	OnSweep func(ctx context.Context) error
 	// OnExport builds an account's data export into the file store (an
-	// export message, RequestExport); nil drops such messages.
+	// export message, exports.RequestBody); nil drops such messages.
 	OnExport func(ctx context.Context, uid int64) error
 
 	// Modules are the enrichment modules item jobs run (nil: item jobs

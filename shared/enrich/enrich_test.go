@@ -109,9 +109,10 @@ func testSet(t *testing.T) *enrich.Set {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
+	loadTech := sync.OnceValues(techstack.New)
 	mods := append(enrich.SiteModules(),
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: "https://svc.example"}),
-		enrich.TechstackModule(sync.OnceValues(techstack.New)))
+		enrich.TechstackModule(techstack.Columns, func() (enrich.TechDetector, error) { return loadTech() }))
 	return enrich.NewSet(f, nil, mods...)
 }
 

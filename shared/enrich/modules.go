@@ -18,7 +18,6 @@ import (
 	"github.com/prospectdata/svc/shared/enrich/mentions"
 	"github.com/prospectdata/svc/shared/enrich/phones"
 	"github.com/prospectdata/svc/shared/enrich/socials"
-	"github.com/prospectdata/svc/shared/enrich/techstack"
 )
 
 // siteModule is a module over the pages of an item's site: it reads
@@ -129,16 +128,25 @@ func SiteModules() []Module {
 	}
 }
 
-// TechstackModule is the techstack module over a fingerprint detector,
-// loaded on first use (its database takes a moment to load: a process
-// that runs no techstack job, such as an API function, never pays it).
-func TechstackModule(load func() (*techstack.Detector, error)) Module {
-	return &techstackModule{siteModule{slug: "techstack", columns: techstack.Columns, gather: homeOnly}, load}
+// TechDetector finds a site's technologies in its pages: the values of
+// the techstack module's columns, in their order (enrich/techstack's
+// fingerprint detector). The module takes it as an interface so that a
+// process that never runs the module does not link its database.
+type TechDetector interface {
+	Values(pages []*crawl.Page) []string
+}
+
+// TechstackModule is the techstack module over a fingerprint detector
+// with those columns, loaded on first use (its database takes a moment to
+// load: a process that runs no techstack job, such as an API function,
+// never pays it).
+func TechstackModule(columns []string, load func() (TechDetector, error)) Module {
+	return &techstackModule{siteModule{slug: "techstack", columns: columns, gather: homeOnly}, load}
 }
 
 type techstackModule struct {
 	siteModule
-	load func() (*techstack.Detector, error)
+	load func() (TechDetector, error)
 }
 
 func (m *techstackModule) Run(ctx context.Context, env *Env, in Input) (Result, error) {
@@ -148,7 +156,7 @@ func (m *techstackModule) Run(ctx context.Context, env *Env, in Input) (Result, 
 	}
 	sm := m.siteModule
 	sm.extract = func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
-		v := d.Detect(pages).Values()
+		v := d.Values(pages)
 		return v, anyValue(v)
 	}
 	return sm.Run(ctx, env, in)

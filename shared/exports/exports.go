@@ -42,8 +42,8 @@ const (
 type Deps struct {
 	Files    blob.Store
 	Accounts *accounts.Service
-	// Request asks a worker to build the user's archive (the engine's
-	// export message); the worker calls Build.
+	// Request asks a worker to build the user's archive (RequestBody on
+	// the finalize queue); the worker calls Build.
 	Request func(ctx context.Context, uid int64) error
 	Now     func() time.Time
 	Log     *slog.Logger
@@ -153,4 +153,11 @@ func (s *Service) Build(ctx context.Context, uid int64) error {
 	}
 	s.d.Log.Info("exports: archive built", "user", uid, "key", key)
 	return nil
+}
+
+// RequestBody is the work message asking a worker to build uid's archive:
+// the engine reads it from the finalize queue and calls Build. It is
+// written here so that a function without the engine (api-auth) can ask.
+func RequestBody(uid int64) []byte {
+	return []byte(`{"kind":"export","job":"","user":` + strconv.FormatInt(uid, 10) + `}`)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,11 @@ func buildBootstrap(t testing.TB, fn string) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, "./functions/"+fn)
+	tags := "lambda.norpc"
+	if slices.Contains(app.AccountFunctions(), fn) {
+		tags += "," + app.AccountTag // as make build builds it
+	}
+	cmd := exec.Command("go", "build", "-tags", tags, "-trimpath", "-ldflags=-s -w", "-o", bin, "./functions/"+fn)
 	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", fn, err, out)

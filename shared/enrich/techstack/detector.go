@@ -65,6 +65,9 @@ func New() (*Detector, error) {
 
 // Detect fingerprints the headers, cookies and body of every page and
 // merges what they show; nil pages are skipped.
+// Values are Detect's cells in Columns' order (enrich.TechDetector).
+func (d *Detector) Values(pages []*crawl.Page) []string { return d.Detect(pages).Values() }
+
 func (d *Detector) Detect(pages []*crawl.Page) Result {
 	found := make(map[string]bool)
 	for _, p := range pages {
