@@ -23,7 +23,6 @@ import (
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/exports"
 	"github.com/prospectdata/svc/shared/features"
-	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/mail"
@@ -133,7 +132,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	}
 	ledger := pricing.NewLedger(ad.DB, ad.Now, quota)
 	sc := scrape.New(scrape.Deps{
-		Gazetteer: data.Load, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
+		Gazetteer: loadGazetteer, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
 	})
 	var days *sim.Days
 	if cfg.MapProvider == "sim" {

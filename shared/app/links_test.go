@@ -21,12 +21,13 @@ func TestSweepMessageIsTheEngines(t *testing.T) {
 }
 
 // heavy are the packages an account function must not link: the scrape
-// engine, the headless browser driver of screenshots and the techstack
-// fingerprint database.
+// engine, the headless browser driver of screenshots, the techstack
+// fingerprint database and the embedded gazetteer.
 var heavy = []string{
 	"github.com/prospectdata/svc/shared/engine",
 	"github.com/chromedp/chromedp",
 	"github.com/projectdiscovery/wappalyzergo",
+	"github.com/prospectdata/svc/shared/gazetteer/data",
 }
 
 // TestAccountFunctionsLinkNoWork: the account functions, built as make

@@ -13,6 +13,8 @@ import (
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/enrich/screenshot"
 	"github.com/prospectdata/svc/shared/enrich/techstack"
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pipelines"
@@ -21,11 +23,16 @@ import (
 )
 
 // The work side of the wiring: the scrape engine, the headless browser of
-// screenshots and the fingerprint database of techstack. The account
+// screenshots, the fingerprint database of techstack and the embedded
+// gazetteer. The account
 // functions (api-auth, api-events, api-registry, webhook-sender) are built
 // with the "account" tag, which leaves this file out (work_account.go
 // stands in), so that they link none of it (docs/aws.md, "What each
 // function links").
+
+// loadGazetteer decodes the embedded gazetteer (7 MB: the zones, the
+// grid, the sim world), which only the functions that resolve zones need.
+func loadGazetteer() (*gazetteer.Gazetteer, error) { return data.Load() }
 
 // newEngine builds the engine where the runtime gives queues and files:
 // everywhere locally, in the Lambdas that send work or run it on AWS.
