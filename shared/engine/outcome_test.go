@@ -145,3 +145,27 @@ func TestProviderFailures(t *testing.T) {
 		})
 	}
 }
+
+// refusingReviews is the test world refusing every reviews request.
+type refusingReviews struct {
+	*world
+	err error
+}
+
+func (r refusingReviews) Reviews(context.Context, string, int) ([]provider.Review, error) {
+	return nil, r.err
+}
+
+// TestReviewsRefused: a job asking for reviews whose review requests the
+// provider refuses fails at once, saying so, like a refused search.
+func TestReviewsRefused(t *testing.T) {
+	refused := fmt.Errorf("%w: PERMISSION_DENIED", provider.ErrRefused)
+	e := newEnv(t, refusingReviews{world: newWorld(), err: refused}, envOpts{})
+	r := lyon("normal", "restaurant")
+	r.IncludeReviews = true
+	j := e.run(r)
+	if j.Status != jobs.Failed || j.ErrorMessage == nil ||
+		!strings.HasPrefix(*j.ErrorMessage, "The map provider refused the job's review requests (") {
+		t.Fatalf("status %s, error_message %v", j.Status, j.ErrorMessage)
+	}
+}

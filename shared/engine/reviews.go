@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"github.com/prospectdata/svc/shared/placerow"
 	"sync"
 
@@ -16,10 +17,12 @@ import (
 // foreign number under exclude_foreign_phones) and places listing no
 // review (reviews_count 0) are not asked. It returns the requests made
 // and the places whose reviews could not be read (their rows stay,
-// without reviews); err only when ctx ended.
+// without reviews); err when ctx ended, or a permanent error when the
+// provider refused a request (provider.ErrRefused).
 func (e *Engine) fetchReviews(ctx context.Context, j *jobs.Job, rows []Row) (attempts, failed int, err error) {
 	n := make([]int, len(rows))
 	fail := make([]bool, len(rows))
+	refused := make([]error, len(rows))
 	var wg sync.WaitGroup
 	for i := range rows {
 		r := &rows[i]
@@ -31,6 +34,10 @@ func (e *Engine) fetchReviews(ctx context.Context, j *jobs.Job, rows []Row) (att
 				return e.d.Provider.Reviews(ctx, r.PlaceID, placerow.MaxReviews)
 			})
 			n[i] = tries
+			if errors.Is(err, provider.ErrRefused) {
+				refused[i] = err
+				return
+			}
 			if err != nil {
 				fail[i] = true
 				if ctx.Err() == nil {
@@ -47,6 +54,13 @@ func (e *Engine) fetchReviews(ctx context.Context, j *jobs.Job, rows []Row) (att
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
+	}
+	for _, err := range refused {
+		if err != nil {
+			// As a refused search: no retry mends it, the job fails at
+			// once (its reviews were asked for, they cannot be had).
+			return 0, 0, permanent("The map provider refused the job's review requests ("+cause(err)+").", err)
+		}
 	}
 	for i := range rows {
 		attempts += n[i]
