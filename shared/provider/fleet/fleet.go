@@ -34,6 +34,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/upstream"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -161,7 +162,7 @@ func New(db store.DB, cfg Config) (*Limiter, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = upstream.Sleep
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -173,17 +174,6 @@ func New(db store.DB, cfg Config) (*Limiter, error) {
 		weff: (window + 2*cfg.Margin).Milliseconds(),
 		turn: make(chan struct{}, 1),
 	}, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Permit is one admitted request. Its Context ends before its lease does;
