@@ -165,6 +165,7 @@ func newLimitedStack(t testing.TB, o stackOptions) *limitedStack {
 		for _, f := range s.workers {
 			f.Close()
 		}
+		s.gw.Wait() // the calls it gave up on, if any, end first
 		for _, f := range s.apis {
 			f.Close()
 		}

@@ -29,7 +29,15 @@ type Gateway struct {
 
 	mu    sync.Mutex
 	stats GatewayStats
+	// inflight counts the invocations Serve started, including those it
+	// stopped waiting for at the integration timeout (the function runs
+	// on, as behind API Gateway): Wait waits for them.
+	inflight sync.WaitGroup
 }
+
+// Wait returns once every invocation Serve started has ended, so that a
+// test closes a function only after the calls its gateway gave up on.
+func (g *Gateway) Wait() { g.inflight.Wait() }
 
 // GatewayStats count what clients saw.
 type GatewayStats struct {
@@ -84,7 +92,9 @@ func (g *Gateway) Serve(ctx context.Context, f *Function, req any) events.APIGat
 		err error
 	}
 	ch := make(chan out, 1)
+	g.inflight.Add(1)
 	go func() {
+		defer g.inflight.Done()
 		r, err := f.Invoke(ctx, payload)
 		ch <- out{r, err}
 	}()
