@@ -163,6 +163,12 @@ func (s *Service) Login(ctx context.Context, req LoginRequest, ip string) (*User
 	if err := s.limits.Allow(ctx, ratelimit.LoginIP, ip); err != nil {
 		return nil, nil, err
 	}
+	// Checked after the IP limit (a bad email still counts against the
+	// caller) and before the email limit, whose key it would become: no
+	// account can have such an email, and a store key must be valid UTF-8.
+	if email != "" && !plausibleEmail(email) {
+		return nil, nil, apperr.New(apperr.Invalid, "email : Adresse email invalide", "email: Invalid email address")
+	}
 	if err := s.limits.Allow(ctx, ratelimit.LoginEmail, email); err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/store"
@@ -96,10 +98,21 @@ func emailKey(email string) store.Key { return store.Key{PK: "EMAIL#" + email, S
 // NormalizeEmail lower-cases and trims an address; accounts are unique by it.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
+// plausibleEmail says whether s could be an account's email: at most 254
+// bytes of valid UTF-8 without a control character nor U+FFFD. It is the shape every
+// email must have before it becomes a store or limiter key; validEmail is
+// the stricter rule of new accounts.
+func plausibleEmail(s string) bool {
+	return len(s) > 0 && len(s) <= 254 && utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		// U+FFFD is what the JSON decoder left of invalid UTF-8.
+		return unicode.IsControl(r) || r == utf8.RuneError
+	})
+}
+
 // validEmail accepts a bare address (no display name) of at most 254 bytes
 // whose domain has a dot.
 func validEmail(s string) bool {
-	if len(s) == 0 || len(s) > 254 {
+	if !plausibleEmail(s) {
 		return false
 	}
 	a, err := mail.ParseAddress(s)

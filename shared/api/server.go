@@ -102,6 +102,13 @@ func New(d Deps, opts ...Option) *Server {
 		o(s)
 	}
 	s.routes = s.table()
+	for i, rt := range s.routes {
+		// A wildcard is checked before the route runs (checkPathIDs): a
+		// route with one can always answer 404, and its document says so.
+		if len(wildcards(rt.Path)) > 0 && !slices.Contains(rt.Errors, 404) {
+			s.routes[i].Errors = append(slices.Clone(rt.Errors), 404)
+		}
+	}
 	mounted := s.routes
 	if s.group != "" {
 		mounted = slices.DeleteFunc(slices.Clone(s.routes), func(rt Route) bool { return GroupOf(rt.Path) != s.group })
@@ -229,6 +236,7 @@ func (s *Server) wrap(rt Route) http.Handler {
 	if rt.MaxBody > 0 {
 		maxBody = rt.MaxBody
 	}
+	ids := wildcards(rt.Path)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := CallerOf(r.Context())
 		if err := rt.Auth.check(c); err != nil {
@@ -237,6 +245,10 @@ func (s *Server) wrap(rt Route) http.Handler {
 		}
 		if rt.Active && c.User != nil && !c.User.IsActive {
 			writeError(w, r, s.d.Log, apperr.New(apperr.Forbidden, "Compte désactivé", "Account deactivated"))
+			return
+		}
+		if err := checkPathIDs(r, ids); err != nil {
+			writeError(w, r, s.d.Log, err)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)

@@ -75,6 +75,12 @@ func (s *Server) veilleRoutes() []Route {
 				if err := decode(r, &req); err != nil {
 					return err
 				}
+				if err := checkBodyID("source_job_id", req.SourceJobID); err != nil {
+					return err
+				}
+				if err := checkBodyID("source_pipeline_id", req.SourcePipelineID); err != nil {
+					return err
+				}
 				v, err := vs.Create(r.Context(), c.User, req)
 				if err != nil {
 					return err
