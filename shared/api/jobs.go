@@ -67,7 +67,7 @@ func (s *Server) jobRoutes() []Route {
 		{
 			Method: http.MethodGet, Path: "/api/jobs", Auth: Any, Tag: "jobs",
 			Summary:  "Your jobs, most recent first (limit 1..500, default 100; offset)",
-			Response: []jobs.Job{}, Status: http.StatusOK, Errors: []int{401, 403, 422},
+			Response: []jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 422},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				limit, err := intParam(r, "limit", 100)
 				if err != nil {
@@ -76,6 +76,12 @@ func (s *Server) jobRoutes() []Route {
 				offset, err := intParam(r, "offset", 0)
 				if err != nil {
 					return err
+				}
+				// The spec's offset is at least 0: a negative one is a
+				// malformed request (400), not a first page.
+				if offset < 0 {
+					return apperr.New(apperr.Invalid, "offset : entier supérieur ou égal à 0 attendu.",
+						"offset: expected an integer of at least 0.")
 				}
 				list, err := js.List(r.Context(), c.User.ID, limit, offset)
 				if err != nil {

@@ -53,7 +53,7 @@ func (s *Server) pipelineRoutes() []Route {
 			Method: http.MethodPost, Path: "/api/pipelines/validate", Auth: Any, Tag: "pipelines", MaxBody: MaxPipelineBody,
 			Summary: "Check a definition as its creation would (structure, zones, worst-case cost, room for its root jobs) " +
 				"without creating anything; an invalid definition is still a 200 with ok false, its reason and message",
-			Request: ValidateRequest{}, Response: ValidateBody{}, Status: http.StatusOK, Errors: []int{400, 401, 413},
+			Request: ValidateRequest{}, Response: ValidateBody{}, Status: http.StatusOK, Errors: []int{400, 401, 413, 429},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				var req ValidateRequest
 				if err := decode(r, &req); err != nil {
@@ -159,7 +159,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 		{
 			Method: http.MethodGet, Path: "/api/pipelines/{id}", Auth: Any, Tag: "pipelines",
 			Summary:  "A pipeline with its jobs, its duration-weighted progress and its output job",
-			Response: pipelines.Detail{}, Status: http.StatusOK, Errors: []int{401, 404},
+			Response: pipelines.Detail{}, Status: http.StatusOK, Errors: []int{401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				d, err := ps.Get(r.Context(), c.User.ID, r.PathValue("id"))
 				if err != nil {
@@ -172,7 +172,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 		{
 			Method: http.MethodPost, Path: "/api/pipelines/{id}/cancel", Auth: Any, Tag: "pipelines",
 			Summary:  "Cancel a pipeline: its running stage stops, the rest never starts, partial results stay downloadable",
-			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				if err := ps.Cancel(r.Context(), c.User.ID, r.PathValue("id")); err != nil {
 					return err
@@ -185,7 +185,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 			Method: http.MethodPost, Path: "/api/pipelines/{id}/nodes/{node_id}/continue", Auth: Any, Tag: "pipelines",
 			Summary: "Continue a pipeline paused on a failed or cancelled stage: its successors start from the stage's " +
 				"partial rows (none: the branch ends)",
-			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Response: okBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				if err := ps.Continue(r.Context(), c.User.ID, r.PathValue("id"), r.PathValue("node_id")); err != nil {
 					return err
@@ -198,7 +198,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 			Method: http.MethodGet, Path: "/api/pipelines/{id}/nodes/{node_id}/input-columns", Auth: Any, Tag: "pipelines",
 			Summary: "The columns a node receives: its predecessor's output (5,000 rows read) with each column's type, fill " +
 				"rate, samples and categories, or the reason there is none yet",
-			Response: pipelines.InputColumnsBody{}, Status: http.StatusOK, Errors: []int{401, 404},
+			Response: pipelines.InputColumnsBody{}, Status: http.StatusOK, Errors: []int{401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				body, err := ps.InputColumns(r.Context(), c.User.ID, r.PathValue("id"), r.PathValue("node_id"))
 				if err != nil {
@@ -213,7 +213,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 			MaxBody: 64 << 10,
 			Summary: "Apply rules to a filter node's input (5,000 rows) with the worker's function: counts and 5 matched rows; " +
 				"creates nothing",
-			Request: filterPreviewRequest{}, Response: pipelines.PreviewBody{}, Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Request: filterPreviewRequest{}, Response: pipelines.PreviewBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				var req filterPreviewRequest
 				if err := decode(r, &req); err != nil {

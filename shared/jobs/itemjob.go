@@ -115,10 +115,15 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 	if err := CheckItems(items, e.Needs); err != nil {
 		return nil, err
 	}
+	// The job works on its source's rows, so it carries the source's
+	// country; without a source, the default (fillDefaults).
+	country := ""
 	if r.SourceJobID != nil && *r.SourceJobID != "" {
-		if _, err := s.Get(ctx, u.ID, *r.SourceJobID); err != nil {
+		src, err := s.Get(ctx, u.ID, *r.SourceJobID)
+		if err != nil {
 			return nil, apperr.New(apperr.NotFound, "source_job_id : job introuvable.", "source_job_id: no such job.")
 		}
+		country = src.Country
 	}
 	if s.d.Files == nil {
 		return nil, apperr.New(apperr.Unavailable, "Les jobs ne peuvent pas tourner ici.", "Jobs cannot run here.")
@@ -130,7 +135,7 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 		source = s.d.ModuleSource(module)
 	}
 	j := &Job{
-		ID: newID(), JobType: module, Queries: []string{}, Zones: []string{}, ScrapMode: "", Status: Pending,
+		ID: newID(), JobType: module, Queries: []string{}, Zones: []string{}, Country: country, Status: Pending,
 		GridPointsCount: len(items), EFCost: ef, CreatedAt: formatTime(now),
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/prospectdata/svc/shared/pricing"
 )
 
 // Status is a job state.
@@ -33,6 +35,41 @@ func (s Status) Active() bool { return s == Pending || s == Running }
 
 // TypeScrap is the job type of a scrape.
 const TypeScrap = "scrap"
+
+// DefaultCountry and DefaultScrapMode are the values JobPublic carries on
+// a job without scrape settings of its own: the spec gives every job the
+// same shape, with country an ISO 3166 alpha-3 code and scrap_mode one of
+// fast, normal, ultra, so an empty string would be outside both domains
+// (docs/jobs.md, "Every job's settings").
+const (
+	DefaultCountry   = "FRA"
+	DefaultScrapMode = string(pricing.Fast)
+)
+
+// isAlpha3 tells whether s is written as an ISO 3166 alpha-3 code.
+func isAlpha3(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// fillDefaults puts country and scrap_mode inside their domains on a job
+// that has none of its own (a job stored before the rule, a creation path
+// that knows no country).
+func (j *Job) fillDefaults() {
+	if !isAlpha3(j.Country) {
+		j.Country = DefaultCountry
+	}
+	if _, ok := pricing.ParseMode(j.ScrapMode); !ok {
+		j.ScrapMode = DefaultScrapMode
+	}
+}
 
 // QueryStat is one entry of query_stats.
 type QueryStat struct {

@@ -159,6 +159,7 @@ func (s *Service) insert(ctx context.Context, j *Job, ef float64, extra ...store
 			j.EFCost = ef
 		}
 	}
+	j.fillDefaults()
 	it, err := item(j)
 	if err != nil {
 		return err

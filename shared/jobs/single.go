@@ -108,8 +108,12 @@ func (s *Service) CreateSingle(ctx context.Context, u *accounts.User, jobType st
 			source = src
 		}
 	}
+	country, err := s.singleCountry(ctx, u.ID, raw)
+	if err != nil {
+		return nil, err
+	}
 	j := &Job{
-		ID: newID(), JobType: jobType, Queries: []string{}, Zones: []string{}, Status: Pending,
+		ID: newID(), JobType: jobType, Queries: []string{}, Zones: []string{}, Country: country, Status: Pending,
 		GridPointsCount: 1, EFCost: ef, CreatedAt: formatTime(now),
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
@@ -134,6 +138,30 @@ func (s *Service) CreateSingle(ctx context.Context, u *accounts.User, jobType st
 		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
 	}
 	return j, nil
+}
+
+// singleCountry is the country a single-run job carries: its source job's
+// (a pipeline's filter or sort stage works on that job's rows), else the
+// one its parameters name (a viewport test searches in a country), else
+// none (fillDefaults puts the default).
+func (s *Service) singleCountry(ctx context.Context, uid int64, raw json.RawMessage) (string, error) {
+	var p struct {
+		SourceJobID string `json:"source_job_id"`
+		Country     string `json:"country"`
+	}
+	// Parameters of another shape (a JSON array, a config without these
+	// fields) simply name no country.
+	if json.Unmarshal(raw, &p) != nil {
+		return "", nil
+	}
+	if p.SourceJobID != "" {
+		src, err := s.Get(ctx, uid, p.SourceJobID)
+		if err != nil {
+			return "", err
+		}
+		return src.Country, nil
+	}
+	return p.Country, nil
 }
 
 // errNoCSV is the 400 of the row routes on a job without a reusable CSV.

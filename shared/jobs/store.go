@@ -128,6 +128,7 @@ func fromItem(it store.Item) (*Job, error) {
 		j.Params = json.RawMessage(p)
 	}
 	j.ParamsInFile = it.Bool("params_file")
+	j.fillDefaults()
 	return &j, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
@@ -97,8 +98,14 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	if name == "" {
 		name = "Pipeline"
 	}
-	if n := []rune(name); len(n) > MaxNameRunes {
-		name = string(n[:MaxNameRunes])
+	// A name over the limit is refused, not cut: a client that kept its
+	// own copy of the name would otherwise hold one the service does not.
+	if n := utf8.RuneCountInString(name); n > MaxNameRunes {
+		e := apperr.Fields(apperr.Field("name",
+			fmt.Sprintf("%d caractères au plus (%d reçus).", MaxNameRunes, n),
+			fmt.Sprintf("at most %d characters (%d given).", MaxNameRunes, n)))
+		e.Code = apperr.Invalid // a refused pipeline creation is a 400 (spec, Errors)
+		return nil, e
 	}
 	var raw [10]byte
 	_, _ = rand.Read(raw[:])
@@ -794,6 +801,11 @@ func (s *Service) Table() *Table { return s.d.Checker.t }
 
 // Check runs the creation checks without creating anything (validate).
 func (s *Service) Check(ctx context.Context, u *accounts.User, raw json.RawMessage, structureOnly bool) (*Checked, error) {
+	// Validation counts in the limit the estimate counts in (spec: 120
+	// per 10 minutes shared by both), every attempt, before any check.
+	if err := s.d.Checker.d.Scrape.CountValidation(ctx, u); err != nil {
+		return nil, err
+	}
 	return s.d.Checker.Check(ctx, u, raw, structureOnly)
 }
 

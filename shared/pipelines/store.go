@@ -106,8 +106,11 @@ func (s *Service) get(ctx context.Context, uid int64, id string) (*Pipeline, err
 	if err != nil {
 		return nil, err
 	}
+	// The pipelines section's generic rule: another user's pipeline is a
+	// 403 ("not owner"), an unknown id a 404 (docs/pipelines.md). The id
+	// is random and unguessable, so the 403 reveals nothing usable.
 	if uid != 0 && p.UserID != uid {
-		return nil, apperr.Missing()
+		return nil, errNotOwner()
 	}
 	return p, nil
 }
@@ -186,4 +189,9 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 		}
 	}
 	return nil
+}
+
+// errNotOwner is the 403 of another user's pipeline.
+func errNotOwner() *apperr.Error {
+	return apperr.New(apperr.Forbidden, "Ce pipeline appartient à un autre compte.", "This pipeline belongs to another account.")
 }

@@ -78,6 +78,13 @@ type Plan struct {
 // Valid tells whether the plan can run.
 func (p *Plan) Valid() bool { return len(p.Problems) == 0 }
 
+// CountValidation counts one attempt of the user against the validation
+// limit (ratelimit.Validate), the one the estimate counts in: pipeline
+// validation shares it (429 past it).
+func (s *Service) CountValidation(ctx context.Context, u *accounts.User) error {
+	return s.d.Limits.Allow(ctx, ratelimit.Validate, accounts.UserPK(u.ID))
+}
+
 // Estimate answers POST /api/estimate for the user: it counts against the
 // validation limit, cleans the request (422 when malformed), resolves its
 // zones, builds the grid and prices it against what the user may still

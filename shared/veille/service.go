@@ -147,7 +147,7 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 		baseJob = j
 	} else {
 		p, err := s.d.Pipelines.Get(ctx, u.ID, *src)
-		if apperr.Is(err, apperr.NotFound) {
+		if apperr.Is(err, apperr.NotFound) || apperr.Is(err, apperr.Forbidden) {
 			return nil, notOwned
 		}
 		if err != nil {
