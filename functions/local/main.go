@@ -90,12 +90,11 @@ func run(ctx context.Context) error {
 	defer stopWork()
 	workDone := make(chan error, 1)
 	go func() { workDone <- a.Work(workCtx) }()
-	srv := &http.Server{
-		Handler:           a.Server,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	to, err := serverTimeouts(os.Getenv)
+	if err != nil {
+		return err
 	}
+	srv := newServer(a.Server, to, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
