@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 // bom is the UTF-8 byte order mark. Excel needs it to read a CSV as UTF-8
@@ -146,16 +147,33 @@ func needsQuotes(cell string) bool {
 
 // triggers tells whether cell starts with a character a spreadsheet may
 // read as the start of a formula (OWASP CSV injection: =, +, -, @, tab or
-// CR).
+// CR), looking past what precedes it and a spreadsheet may drop: control
+// characters ("\x00=1+1" is a formula once the NUL is stripped, as
+// spreadsheets and the tools between do), whitespace (trimmed by the
+// import options of LibreOffice and others) and invisible format
+// characters (a zero-width space, a byte order mark).
 func triggers(cell string) bool {
 	if cell == "" {
 		return false
 	}
 	switch cell[0] {
-	case '=', '+', '-', '@', '\t', '\r':
+	case '\t', '\r':
+		return true
+	}
+	rest := strings.TrimLeftFunc(cell, ignorable)
+	if rest == "" {
+		return false
+	}
+	switch rest[0] {
+	case '=', '+', '-', '@':
 		return true
 	}
 	return false
+}
+
+// ignorable is a rune a spreadsheet may drop before a cell's content.
+func ignorable(r rune) bool {
+	return unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
 }
 
 // needsNeutralising tells whether a spreadsheet could read cell as a

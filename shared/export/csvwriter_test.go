@@ -47,7 +47,19 @@ func TestCSVWriterNeutralisesFormulaCells(t *testing.T) {
 		{"hyperlink formula", `=HYPERLINK("http://x";"y")`, `'=HYPERLINK("http://x";"y")`},
 		{"normal text", "Boulangerie Dupont", "Boulangerie Dupont"},
 		{"trigger inside", "a=b+c-d@e", "a=b+c-d@e"},
-		{"leading space then equals", " =1", " =1"},
+		{"leading space then equals", " =1", "' =1"},
+		{"NUL then equals", "\x00=1+1", "'\x00=1+1"},
+		{"NUL then plus", "\x00+1", "'\x00+1"},
+		{"control characters then at", "\x01\x1f\x7f@SUM(A1)", "'\x01\x1f\x7f@SUM(A1)"},
+		{"LF then equals", "\n=1+1", "'\n=1+1"},
+		{"C1 control then equals", "\u0085=1", "'\u0085=1"},
+		{"no-break space then minus", "\u00a0-1+1", "'\u00a0-1+1"},
+		{"zero-width space then equals", "\u200b=1", "'\u200b=1"},
+		{"byte order mark then equals", "\ufeff=1", "'\ufeff=1"},
+		{"spaces then negative number", "  -5", "'  -5"},
+		{"NUL then text", "\x00abc", "\x00abc"},
+		{"control characters only", "\x00\x01", "\x00\x01"},
+		{"spaces then text", "  lead", "  lead"},
 		{"empty", "", ""},
 		{"apostrophe already", "'=1", "'=1"},
 		{"accents", "Café Lefèvre", "Café Lefèvre"},
@@ -67,7 +79,7 @@ func TestCSVWriterNeutralisesFormulaCells(t *testing.T) {
 }
 
 func TestRestoreUndoesNeutralise(t *testing.T) {
-	for _, in := range []string{"=1+1", "+33 4", "-5", "@x", "\tx", "\rx", "plain", "", "'", "'plain"} {
+	for _, in := range []string{"=1+1", "+33 4", "-5", "@x", "\tx", "\rx", "plain", "", "'", "'plain", "\x00=1+1", " =1", "\u200b@x"} {
 		if got := Restore(Neutralise(in)); got != in {
 			t.Errorf("Restore(Neutralise(%q)) = %q", in, got)
 		}

@@ -12,7 +12,10 @@
 //     kept as it is, inside quotes; encoding/csv reads a CRLF there back as
 //     LF.
 //   - Every cell, header included, that starts with '=', '+', '-', '@', tab
-//     or carriage return gets a leading apostrophe (OWASP "CSV injection";
+//     or carriage return, even after leading control characters, whitespace
+//     or invisible format characters (a spreadsheet or a tool on the way may
+//     drop them: "\x00=1+1" and " =1" are guarded), gets a leading
+//     apostrophe (OWASP "CSV injection";
 //     the spec: "exports are sanitised against spreadsheet-formula
 //     injection"). That is the rule even where it shows: a phone number
 //     "+33 4 78 12 34 56" is stored as "'+33 4 78 12 34 56". The one
