@@ -378,8 +378,8 @@ func TestPipelineInputReasons(t *testing.T) {
 	}{
 		{"unknown node", c, done, "zz", 404},
 		{"unknown pipeline", c, "nope", "f", 404},
-		{"another account's pipeline", other, done, "f", 404},
-		{"another account's pipeline, unknown node", other, done, "zz", 404},
+		{"another account's pipeline", other, done, "f", 403},
+		{"another account's pipeline, unknown node", other, done, "zz", 403},
 		{"no credentials", e.NewClient(), done, "f", 401},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,7 +131,7 @@ func TestPipelineRuns(t *testing.T) {
 	c.Do("POST", "/api/pipelines/"+id+"/cancel", nil).Must(t, 400) // already done
 	other := e.NewClient()
 	other.Signup("runs-other@example.org", fixturePassword)
-	other.Do("GET", "/api/pipelines/"+id, nil).Must(t, 404)
+	other.Do("GET", "/api/pipelines/"+id, nil).Must(t, 403) // spec: 403 not owner, in the pipelines section
 }
 
 // TestPipelinePauseContinueCancel: a failed stage pauses its pipeline

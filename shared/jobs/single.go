@@ -156,6 +156,11 @@ func (s *Service) singleCountry(ctx context.Context, uid int64, raw json.RawMess
 	}
 	if p.SourceJobID != "" {
 		src, err := s.Get(ctx, uid, p.SourceJobID)
+		if apperr.Is(err, apperr.NotFound) {
+			// Not the caller's to read: the job is still created and
+			// fails when it runs, as any other access (the default).
+			return "", nil
+		}
 		if err != nil {
 			return "", err
 		}
