@@ -148,6 +148,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	// The modules are built everywhere: the API names a module job's
 	// source at creation, the workers run them.
 	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
+	srcs.importHosts = importHosts(cfg, guard)
 	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
 	var ps *pipelines.Service // the jobs' and the engine's hooks move pipelines on; set below
 	var started func(context.Context, *jobs.Job) error
@@ -180,7 +181,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	})
 	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
 		Executor: ad.Pipelines,
-		Checker:  pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js})})
+		Checker:  pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js, Hosts: srcs.importHosts})})
 	acc.AddHolder(js)
 	acc.AddHolder(ps)
 	vs := veille.New(veille.Deps{DB: ad.DB, Files: ad.Files, Jobs: js, Pipelines: ps, Accounts: acc, Events: evs,

@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,3 +105,47 @@ func rawJSONString(s string) string {
 	}
 	return b.String()
 }
+
+// TestBadInput21ImportURL: an import's spreadsheet address that its fetch
+// would refuse is refused at validation and creation, with the reason,
+// not at run time.
+func TestBadInput21ImportURL(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("importurl@example.org", "importurl-passw0rd")
+	c.Verify("importurl@example.org")
+	def := func(u string) string {
+		return `{"nodes":[{"id":"i","type":"import","config":{"source":"url","url":` + strconvQuote(u) + `}}],"edges":[]}`
+	}
+	// reason: a word of the refusal that names the cause in any language.
+	for _, tt := range []struct{ url, reason string }{
+		{"file:///etc/passwd", "http(s)"},
+		{"gopher://example.org/x", "http(s)"},
+		{"http://127.0.0.1:8080/list.csv", "127.0.0.1"},
+		{"http://localhost/list.csv", "localhost"},
+		{"http://169.254.169.254/latest/meta-data/", "169.254.169.254"},
+		{"https://10.0.0.5/list.csv", "10.0.0.5"},
+		{"https://0x7f000001/list.csv", "127.0.0.1"},
+		{"https://intranet/list.csv", "intranet"},
+		{"https://example.org:99999/list.csv", "99999"},
+	} {
+		v := c.Do("POST", "/api/pipelines/validate", `{"schema_version":1,"definition":`+def(tt.url)+`}`).Must(t, 200).JSON()
+		if v["ok"] != false || v["reason"] != "definition" || !strings.Contains(fmt.Sprint(v["error"]), tt.reason) {
+			t.Errorf("validate %s: %v, want a definition refusal saying %q", tt.url, v, tt.reason)
+		}
+		r := c.Do("POST", "/api/pipelines", def(tt.url))
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), tt.reason) {
+			t.Errorf("create %s: %d %s, want 400 saying %q", tt.url, r.Status, r.Body, tt.reason)
+		}
+	}
+	// A public address and a sim world host (answered by its fixture web)
+	// pass: they are read at launch.
+	for _, u := range []string{"https://docs.google.com/spreadsheets/d/1AbCdEfGhIjKlMnOp/edit#gid=0", "https://sheets.sim.test/list.csv"} {
+		v := c.Do("POST", "/api/pipelines/validate", `{"schema_version":1,"definition":`+def(u)+`}`).Must(t, 200).JSON()
+		if v["ok"] != true {
+			t.Errorf("validate %s: %v", u, v)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -20,6 +20,7 @@ import (
 	"github.com/prospectdata/svc/shared/delivery"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/inproc"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/netguard"
@@ -62,6 +63,8 @@ type sources struct {
 	agent string
 
 	delivery *deliveryRunner
+	// importHosts checks an import's spreadsheet address (importHosts).
+	importHosts imports.Hosts
 
 	regOnce sync.Once
 	reg     *registers.Client

@@ -86,7 +86,7 @@ func techstackModules() []enrich.Module {
 // csvRunners are the single-run jobs whose result is rows.
 func (s *sources) csvRunners(places sirene.Places, outputs pipelines.Outputs, fetch *crawl.Fetcher) map[string]engine.CSVRunner {
 	rs := map[string]engine.CSVRunner{
-		jobs.TypeImport: &pipelines.ImportStage{Deps: imports.Deps{Fetch: fetch.FetchFile, Jobs: outputs, Now: s.now}},
+		jobs.TypeImport: &pipelines.ImportStage{Deps: imports.Deps{Fetch: fetch.FetchFile, Jobs: outputs, Now: s.now, Hosts: s.importHosts}},
 		jobs.TypeFilter: &pipelines.FilterStage{Jobs: outputs},
 		jobs.TypeSort:   &pipelines.SortStage{Jobs: outputs},
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/netguard"
 )
 
 // Sources of an import (the node's `source` enum).
@@ -68,6 +70,42 @@ type Deps struct {
 	Fetch func(ctx context.Context, raw string, max int64) (*crawl.Page, error)
 	Jobs  Outputs
 	Now   func() time.Time
+	// Hosts checks an address's host before it is fetched
+	// (netguard.Guard.CheckHost); nil leaves it to the fetch.
+	Hosts Hosts
+}
+
+// Hosts checks, without resolving it, the host of an address an import
+// would fetch: the rules its fetch applies again when it connects.
+type Hosts interface {
+	CheckHost(host string) error
+}
+
+// CheckURL applies to a spreadsheet address every rule that needs no
+// network: what a pipeline's validation can refuse before the run, with
+// the reason the run would give. hosts nil skips the host rules.
+func CheckURL(hosts Hosts, raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || u.User != nil || len(raw) > 2048 {
+		return nil, invalid("url", "url : l'adresse http(s) d'un tableur public.", "url: the http(s) address of a public spreadsheet.")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, invalid("url", fmt.Sprintf("Le port %s n'est pas entre 1 et 65535.", p), fmt.Sprintf("The port %s is not between 1 and 65535.", p))
+		}
+	}
+	if hosts != nil {
+		if err := hosts.CheckHost(u.Hostname()); err != nil {
+			var r *netguard.Refusal
+			if !errors.As(err, &r) {
+				return nil, fmt.Errorf("imports: check %s: %w", u.Redacted(), err)
+			}
+			return nil, invalid("url", "Adresse refusée (adresses publiques seulement) : "+r.FR+".",
+				"The address is refused (public addresses only): "+r.EN+".")
+		}
+	}
+	return u, nil
 }
 
 // Load reads the import of the user (4xx apperr errors name the cause).
@@ -142,10 +180,9 @@ func SheetCSV(u *url.URL) *url.URL {
 }
 
 func (d Deps) fromURL(ctx context.Context, raw string) (*Table, error) {
-	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
-	if raw == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || u.User != nil || len(raw) > 2048 {
-		return nil, invalid("url", "url : l'adresse http(s) d'un tableur public.", "url: the http(s) address of a public spreadsheet.")
+	u, err := CheckURL(d.Hosts, raw)
+	if err != nil {
+		return nil, err
 	}
 	p, err := d.Fetch(ctx, SheetCSV(u).String(), MaxBytes)
 	switch {

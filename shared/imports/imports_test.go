@@ -53,7 +53,7 @@ func TestLoad(t *testing.T) {
 	defer srv.Close()
 	g := netguard.New(netguard.WithAllowedPrefixes(netip.MustParsePrefix("127.0.0.1/32")))
 	f := crawl.New(crawl.Deps{Transport: g.Client(0).Transport})
-	d := imports.Deps{Fetch: f.FetchFile, Now: func() time.Time { return now }, Jobs: outputs{
+	d := imports.Deps{Fetch: f.FetchFile, Hosts: g, Now: func() time.Time { return now }, Jobs: outputs{
 		"fresh": {24 * time.Hour, "\uFEFFnom;telephone;note_interne\nDurand;0478000000;'=1+1\nMartin;;vu\n"},
 		"old":   {8 * 24 * time.Hour, "nom\nDurand\n"},
 	}}
@@ -101,6 +101,51 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := imports.Load(context.Background(), d, 8, imports.Config{Source: "from_job", FromJobID: "fresh"}); err == nil {
 		t.Error("another account's job was imported")
+	}
+}
+
+// TestCheckURL: the rules an address meets before any fetch, each
+// refusal a 422 on url that says why.
+func TestCheckURL(t *testing.T) {
+	g := netguard.New()
+	for _, tt := range []struct {
+		raw, reason string // reason: a word of the refusal; "" accepts
+	}{
+		{"https://docs.google.com/spreadsheets/d/1AbCdEfGhIjKlMnOp/edit#gid=0", ""},
+		{"  http://example.org/list.csv ", ""},
+		{"https://93.184.216.34/list.csv", ""},
+		{"file:///etc/passwd", "http(s)"},
+		{"ftp://example.org/x.csv", "http(s)"},
+		{"gopher://example.org", "http(s)"},
+		{"https://user:pw@example.org/x.csv", "http(s)"},
+		{"https:///x.csv", "http(s)"},
+		{"", "http(s)"},
+		{"https://example.org:0/x.csv", "port"},
+		{"https://example.org:70000/x.csv", "port"},
+		{"http://localhost/x.csv", "localhost"},
+		{"http://127.0.0.1:8080/x.csv", "loopback"},
+		{"http://127.1/x.csv", "loopback"},
+		{"http://[::1]/x.csv", "loopback"},
+		{"http://10.1.2.3/x.csv", "private"},
+		{"http://169.254.169.254/latest/meta-data/", "169.254.169.254"},
+		{"http://intranet/x.csv", "single-label"},
+		{"http://sheets.internal/x.csv", "special-use"},
+	} {
+		_, err := imports.CheckURL(g, tt.raw)
+		if tt.reason == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tt.raw, err)
+			}
+			continue
+		}
+		var e *apperr.Error
+		if !errors.As(err, &e) || e.Code != apperr.Unprocessable || len(e.Fields) != 1 || e.Fields[0].Field != "url" {
+			t.Errorf("%q: %v, want a 422 on url", tt.raw, err)
+			continue
+		}
+		if !strings.Contains(e.Fields[0].EN, tt.reason) {
+			t.Errorf("%q: %q does not say %q", tt.raw, e.Fields[0].EN, tt.reason)
+		}
 	}
 }
 

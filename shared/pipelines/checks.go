@@ -37,6 +37,9 @@ func (r *Refusal) Error() string { return r.Reason + ": " + r.Err.EN }
 type Deps struct {
 	Scrape *scrape.Service
 	Jobs   *jobs.Service
+	// Hosts checks an import's spreadsheet address before the launch
+	// (imports.CheckURL); nil checks its form only.
+	Hosts imports.Hosts
 }
 
 // Checker runs the creation checks of a definition.
@@ -227,7 +230,8 @@ func (c *Checker) scrapePlan(n Node, set scrape.Settings) (*scrape.Plan, error) 
 
 // importRows checks an import node's source where it can be before the
 // launch (a paste is parsed, a job must be the user's and recent) and
-// returns its worst-case rows; a spreadsheet address is read at launch.
+// returns its worst-case rows; a spreadsheet address is checked (no
+// network) and read at launch.
 func (c *Checker) importRows(ctx context.Context, u *accounts.User, n Node) (float64, error) {
 	var cfg imports.Config
 	b, _ := json.Marshal(n.Config)
@@ -236,6 +240,11 @@ func (c *Checker) importRows(ctx context.Context, u *accounts.User, n Node) (flo
 	case imports.URL:
 		if strings.TrimSpace(cfg.URL) == "" {
 			return 0, refusal(ReasonDefinition, nodeErr(n.ID, apperr.New(apperr.Invalid, "url est vide.", "url is empty.")))
+		}
+		// The address is read at launch, but what it may be is known now:
+		// the rules the fetch would apply, with their reason.
+		if _, err := imports.CheckURL(c.d.Hosts, cfg.URL); err != nil {
+			return 0, refusal(ReasonDefinition, nodeErr(n.ID, err))
 		}
 		return imports.MaxRows, nil
 	case imports.FromJob:
