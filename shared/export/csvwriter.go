@@ -225,3 +225,13 @@ func Restore(cell string) string {
 	}
 	return cell
 }
+
+// RestoreBytes is Restore over bytes, for a reader of many cells (a
+// veille's diff keys): it allocates only for a cell that starts with an
+// apostrophe.
+func RestoreBytes(cell []byte) []byte {
+	if len(cell) >= 2 && cell[0] == '\'' && triggers(string(cell[1:])) {
+		return cell[1:]
+	}
+	return cell
+}

@@ -125,16 +125,10 @@ func (k *keyer) appendContentKey(dst []byte, cells cellSource) []byte {
 	return hex.AppendEncode(append(dst, prefixContent...), sum[:16])
 }
 
-// value is a cell as a value: export.Restore's guard undone, white space
-// trimmed. Restore's rule is inlined here for bytes, off the allocation.
+// value is a cell as a value: the export's formula guard undone
+// (export.RestoreBytes, the guard's own rule), white space trimmed.
 func value(cell []byte) []byte {
-	if len(cell) >= 2 && cell[0] == '\'' {
-		switch cell[1] {
-		case '=', '+', '-', '@', '\t', '\r':
-			cell = cell[1:]
-		}
-	}
-	return bytes.TrimSpace(cell)
+	return bytes.TrimSpace(export.RestoreBytes(cell))
 }
 
 // appendNorm appends s normalised for matching: lower case, marks removed
