@@ -316,7 +316,16 @@ func TestJobStream(t *testing.T) {
 	c.Verify("stream@example.org")
 	j := decodeJob(t, c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Lyon"}, "scrap_mode": "normal"}))
 	waitJob(t, c, j.ID, isDone)
-	r := c.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 200)
+	// The end's log line is written just after the done status: read the
+	// stream once it is there.
+	var r *apptest.Response
+	for end := time.Now().Add(10 * time.Second); ; {
+		r = c.Do("GET", "/api/jobs/"+j.ID+"/stream", nil).Must(t, 200)
+		if b := string(r.Body); strings.Contains(b, "Done: ") || strings.Contains(b, "Terminé") || time.Now().After(end) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if r.Header.Get("Content-Type") != "text/event-stream" || r.Header.Get("Cache-Control") != "no-cache" || r.Header.Get("X-Accel-Buffering") != "no" {
 		t.Errorf("headers %v", r.Header)
 	}
@@ -433,8 +442,17 @@ func TestJobExpiry(t *testing.T) {
 	}
 	c.Do("GET", "/api/jobs/"+j.ID+"/download", nil).Must(t, 410)
 	c.Do("GET", "/api/jobs/"+j.ID+"/items", nil).Must(t, 410)
-	if _, err := os.Stat(filepath.Join(e.Dir, "files", "jobs", j.ID)); !os.IsNotExist(err) {
-		t.Errorf("output files of an expired job: %v", err)
+	// A derive still running when the job expired deletes its file as it
+	// ends (engine.handleDerive): the directory goes within moments.
+	dir := filepath.Join(e.Dir, "files", "jobs", j.ID)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, err := os.Stat(dir)
+		if os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("output files of an expired job: %v", err)
+		}
 	}
 }
 
