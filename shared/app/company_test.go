@@ -29,15 +29,22 @@ func TestLegalDataAndCompanyLookup(t *testing.T) {
 	}
 	recs := readCSV(t, c, j["id"].(string))
 	h := recs[0]
-	want := []string{"forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation", "dirigeants", "ca",
+	want := []string{"siren", "forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation", "dirigeants", "ca",
 		"resultat_net", "labels_qualite", "lead_status", "bodacc_procedure_collective", "bodacc_modifs_12m"}
 	if strings.Join(h[len(h)-len(want):], ",") != strings.Join(want, ",") {
 		t.Fatalf("header %q", h)
 	}
-	found := 0
+	found, firstSIREN := 0, ""
 	for _, r := range recs[1:] {
-		if r[len(h)-len(want)] != "" {
+		sirenCell, forme := r[len(h)-len(want)], r[len(h)-len(want)+1]
+		if (sirenCell != "") != (forme != "") {
+			t.Errorf("a row with siren %q and forme_juridique %q", sirenCell, forme)
+		}
+		if sirenCell != "" {
 			found++
+			if firstSIREN == "" {
+				firstSIREN = sirenCell
+			}
 		}
 	}
 	if found < 10 {
@@ -81,6 +88,10 @@ func TestLegalDataAndCompanyLookup(t *testing.T) {
 		if r := k.Do("GET", tt.path, nil); r.Status != tt.status {
 			t.Errorf("%s: %d %s", tt.path, r.Status, r.Body)
 		}
+	}
+	// The siren column of legal_data's output is what /api/company/{siren} takes.
+	if byCell := k.Do("GET", "/api/company/"+firstSIREN, nil).Must(t, 200).JSON(); byCell["siren"] != firstSIREN {
+		t.Errorf("by the siren cell %q: %v", firstSIREN, byCell)
 	}
 	e.NewClient().Do("GET", "/api/company/"+siren, nil).Must(t, 401)
 }

@@ -9,8 +9,11 @@ import (
 	"github.com/prospectdata/svc/shared/enrich"
 )
 
-// LegalDataColumns are legal_data's Produces columns, in order.
-var LegalDataColumns = []string{"forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation",
+// LegalDataColumns are legal_data's Produces columns, in order. siren
+// comes first: it names the company the other cells describe, and it is
+// what /api/company/{siren} takes. It shares legal_ids' column (same
+// data: the register's value fills that cell in place).
+var LegalDataColumns = []string{"siren", "forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation",
 	"dirigeants", "ca", "resultat_net", "labels_qualite", "lead_status", "bodacc_procedure_collective", "bodacc_modifs_12m"}
 
 // maxOfficers bounds the dirigeants cell.
@@ -92,6 +95,7 @@ func LegalDataValues(co *Company) []string {
 		modifs = strconv.Itoa(co.Bodacc.Modifications)
 	}
 	return []string{
+		co.SIREN,
 		co.FormeJuridique,
 		co.CapitalSocial,
 		co.Effectif,

@@ -12,7 +12,7 @@ import (
 func TestLegalDataModuleShape(t *testing.T) {
 	c, _ := newUpstream(t, fixtures).client(t, Config{})
 	m := LegalDataModule(c, "registres (test)")
-	want := []string{"forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation", "dirigeants", "ca",
+	want := []string{"siren", "forme_juridique", "capital_social", "effectif_tranche", "code_naf", "date_creation", "dirigeants", "ca",
 		"resultat_net", "labels_qualite", "lead_status", "bodacc_procedure_collective", "bodacc_modifs_12m"}
 	if m.Slug() != "legal_data" || !slices.Equal(m.Columns(), want) {
 		t.Errorf("slug %q columns %v", m.Slug(), m.Columns())
@@ -36,13 +36,13 @@ func TestLegalDataRows(t *testing.T) {
 	}{
 		{"a scrape row: name and address", fixtures,
 			enrich.Input{"nom": "Boulangerie Dupont", "adresse": "12 rue de la République, 69003 Lyon"}, true, false,
-			map[int]string{0: "SARL", 1: "", 2: "3 à 5 salariés", 3: "10.71C", 4: "2012-05-14", 5: "Marc Henri DUPONT (Gérant)",
-				6: "412000", 7: "18500", 8: "", 9: "actif", 10: "", 11: "3"}},
+			map[int]string{0: "812345676", 1: "SARL", 2: "", 3: "3 à 5 salariés", 4: "10.71C", 5: "2012-05-14", 6: "Marc Henri DUPONT (Gérant)",
+				7: "412000", 8: "18500", 9: "", 10: "actif", 11: "", 12: "3"}},
 		{"a legal_ids row: the SIRET wins", fixtures,
 			enrich.Input{"nom": "Martin Élec", "siret": "790 000 129 00029", "adresse": "8 av. Henri Barbusse, 69100 Villeurbanne"}, true, false,
-			map[int]string{0: "SAS", 9: "procédure collective", 10: "liquidation judiciaire (2026-03-04)", 11: "2"}},
+			map[int]string{0: "790000129", 1: "SAS", 10: "procédure collective", 11: "liquidation judiciaire (2026-03-04)", 12: "2"}},
 		{"a legal_mentions row: the VAT number", fixtures,
-			enrich.Input{"nom": "Électricité Martin", "tva_intracom": "FR78790000129"}, true, false, map[int]string{3: "43.21A"}},
+			enrich.Input{"nom": "Électricité Martin", "tva_intracom": "FR78790000129"}, true, false, map[int]string{0: "790000129", 4: "43.21A"}},
 		{"no match: empty cells, not an error", fixtures,
 			enrich.Input{"nom": "Boulangerie Dupont", "code_postal": "75011"}, false, false, nil},
 		{"no place to search: empty cells", fixtures, enrich.Input{"nom": "Boulangerie Dupont"}, false, false, nil},
@@ -64,7 +64,7 @@ func TestLegalDataRows(t *testing.T) {
 				}
 				return fixtures(r)
 			},
-			enrich.Input{"nom": "x", "siren": "790000129"}, true, true, map[int]string{0: "SAS", 9: "actif", 10: "", 11: ""}},
+			enrich.Input{"nom": "x", "siren": "790000129"}, true, true, map[int]string{0: "790000129", 1: "SAS", 10: "actif", 11: "", 12: ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newUpstream(t, tc.route).client(t, Config{MaxRetries: 1})
