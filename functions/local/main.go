@@ -68,8 +68,21 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dev, err := config.LocalDevFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	// Listening before the app is built lets the webhook guard of the
+	// development switch refuse the port actually bound (SVC_ADDR may say
+	// :0); connections wait in the backlog until Serve.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	a := app.New(cfg, app.Adapters{
 		Guard:         guard,
+		WebhookGuard:  webhookGuard(cfg, dev, ln.Addr(), log),
 		DB:            db,
 		Mail:          &outbox.Outbox{Dir: filepath.Join(cfg.DataDir, "outbox"), Log: log, Now: time.Now},
 		SessionSecret: secret,
@@ -95,14 +108,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	srv := newServer(a.Server, to, log)
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,
 		"invitation_codes", len(cfg.InvitationCodes))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprint(os.Stderr, banner(cfg, dev, ln.Addr().String()))
 	select {
 	case err := <-errc:
 		return err

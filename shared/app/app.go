@@ -60,6 +60,11 @@ type Adapters struct {
 	// to; nil builds the default (public hosts only, the service's own
 	// host refused). Tests pass one that trusts their loopback receiver.
 	Guard *netguard.Guard
+	// WebhookGuard, when set, replaces Guard for webhook URLs and
+	// deliveries only (crawls, imports and sources keep Guard): the local
+	// server's development switch (netguard.WithDevLoopback). The AWS
+	// wiring never sets it.
+	WebhookGuard *netguard.Guard
 	// TaskVisibility is how long a task message stays hidden while a
 	// worker handles it (renewed as it goes); a worker that dies releases
 	// its messages that long after. 0 keeps the engine's default.
@@ -187,8 +192,12 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	vs := veille.New(veille.Deps{DB: ad.DB, Files: ad.Files, Jobs: js, Pipelines: ps, Accounts: acc, Events: evs,
 		Ledger: ledger, Provider: prov, Now: ad.Now, Log: ad.Log})
 	acc.AddHolder(vs)
+	hookGuard := guard
+	if ad.WebhookGuard != nil {
+		hookGuard = ad.WebhookGuard
+	}
 	wh := webhooks.New(webhooks.Deps{
-		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: guard, Client: guard.Client(webhooks.Timeout),
+		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: hookGuard, Client: hookGuard.Client(webhooks.Timeout),
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
 	})
 	acc.AddHolder(wh)

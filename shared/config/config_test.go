@@ -146,3 +146,26 @@ func TestProviderLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalDevFromEnv: the development switch is off unless set to an "on"
+// word, and a value that is neither on nor off is refused.
+func TestLocalDevFromEnv(t *testing.T) {
+	for _, tt := range []struct {
+		v       string
+		on, bad bool
+	}{
+		{"", false, false}, {"0", false, false}, {"off", false, false}, {"false", false, false}, {"no", false, false},
+		{"1", true, false}, {"on", true, false}, {" TRUE ", true, false}, {"yes", true, false},
+		{"2", false, true}, {"enabled", false, true},
+	} {
+		d, err := LocalDevFromEnv(func(k string) string {
+			if k == DevLoopbackWebhooksEnv {
+				return tt.v
+			}
+			return ""
+		})
+		if (err != nil) != tt.bad || d.LoopbackWebhooks != tt.on {
+			t.Errorf("%s=%q: %+v, %v", DevLoopbackWebhooksEnv, tt.v, d, err)
+		}
+	}
+}

@@ -36,6 +36,11 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 		IdleConnTimeout:        90 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
+	if g.loopback {
+		tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return g.dialTLS(ctx, dialer, network, addr, timeout)
+		}
+	}
 	return &http.Client{
 		Transport:     tr,
 		Timeout:       timeout,
@@ -68,6 +73,9 @@ func (g *Guard) dial(ctx context.Context, d *net.Dialer, network, addr string) (
 	if err != nil {
 		return nil, err
 	}
+	if err := g.checkOwnPort(host, port); err != nil {
+		return nil, err
+	}
 	addrs := []netip.Addr{a}
 	if !isLiteral {
 		if addrs, err = g.resolve(ctx, host); err != nil {
@@ -77,7 +85,7 @@ func (g *Guard) dial(ctx context.Context, d *net.Dialer, network, addr string) (
 	var refused error
 	var failed []error
 	for _, a := range addrs {
-		if en, fr := g.refused(a); en != "" {
+		if en, fr := g.refused(a); en != "" && !(g.devLoopbackHost(host) && g.loopbackAllowed(a)) {
 			switch {
 			case refused != nil:
 			case isLiteral:
@@ -115,5 +123,37 @@ func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return fmt.Errorf("%w: dial %s: %w", ErrRefused, address, err)
 	}
+	if g.loopbackAllowed(ap.Addr()) {
+		return nil // dial allowed it for a loopback host (the development switch)
+	}
 	return g.CheckAddr(ap.Addr())
+}
+
+// dialTLS is the client's TLS connection under the development switch
+// (WithDevLoopback): the certificate of a loopback receiver, self-signed at
+// its start, is not verified; any other peer's is, as without the switch.
+// The decision is taken on the address actually connected to, so a name
+// cannot earn the exemption. The receiver still authenticates the sender
+// by the signature of each delivery.
+func (g *Guard) dialTLS(ctx context.Context, d *net.Dialer, network, addr string, timeout time.Duration) (net.Conn, error) {
+	raw, err := g.dial(ctx, d, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	host, _, _ := net.SplitHostPort(addr) // dial parsed it already
+	cfg := &tls.Config{RootCAs: g.roots, MinVersion: tls.VersionTLS12, ServerName: host, NextProtos: []string{"http/1.1"}}
+	if ap, perr := netip.ParseAddrPort(raw.RemoteAddr().String()); perr == nil && isLoopback(ap.Addr()) {
+		cfg.InsecureSkipVerify = true
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	c := tls.Client(raw, cfg)
+	if err := c.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, fmt.Errorf("netguard: tls handshake with %s: %w", addr, err)
+	}
+	return c, nil
 }

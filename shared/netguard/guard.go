@@ -43,6 +43,11 @@ type Guard struct {
 	allowed  []netip.Prefix
 	roots    *x509.CertPool
 	ssrf     *ssrf.Guardian
+	// loopback is the local server's development switch (WithDevLoopback):
+	// literal loopback hosts and "localhost" are allowed, except on the
+	// service's own ports.
+	loopback bool
+	ownPorts map[string]bool
 }
 
 // Option configures a Guard.
@@ -75,10 +80,34 @@ func WithAllowedPrefixes(p ...netip.Prefix) Option {
 // For tests only (an httptest TLS server's certificate).
 func WithRootCAs(pool *x509.CertPool) Option { return func(g *Guard) { g.roots = pool } }
 
+// WithDevLoopback is the local server's development switch for webhook
+// receivers (docs/webhooks.md, "Seeing a signed delivery locally"): a host
+// that is a loopback address (127.0.0.0/8 or ::1, in any spelling the
+// guard reads as that address, IPv4-mapped forms excepted) or the name
+// localhost is allowed, answered by the loopback addresses themselves, never
+// by a resolver. Everything else keeps its rules: a name that resolves to
+// loopback is still refused, and so are private and metadata addresses.
+// The service itself is refused by port: ownPorts are the ports the
+// service listens on, refused on every loopback address. Loopback
+// receivers' TLS certificates are not verified (a development receiver's is
+// self-signed, made at its start); every other connection is verified as
+// always. Only functions/local sets it, and only when
+// SVC_DEV_LOOPBACK_WEBHOOKS is on; no AWS wiring can.
+func WithDevLoopback(ownPorts ...string) Option {
+	return func(g *Guard) {
+		g.loopback = true
+		for _, p := range ownPorts {
+			if p = strings.TrimSpace(p); p != "" {
+				g.ownPorts[p] = true
+			}
+		}
+	}
+}
+
 // New returns a guard; without options it refuses every non-public
 // address and resolves with net.DefaultResolver.
 func New(opts ...Option) *Guard {
-	g := &Guard{resolver: net.DefaultResolver, own: map[string]bool{}}
+	g := &Guard{resolver: net.DefaultResolver, own: map[string]bool{}, ownPorts: map[string]bool{}}
 	for _, o := range opts {
 		o(g)
 	}

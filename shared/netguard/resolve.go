@@ -41,6 +41,9 @@ func literal(host string) (a netip.Addr, ok bool, err error) {
 // for a public address, while a connection to one reaches the IPv4
 // address, the one to check.
 func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if host == "localhost" && g.loopback {
+		return loopbackAddrs, nil
+	}
 	addrs, err := g.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return nil, err

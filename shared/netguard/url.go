@@ -31,6 +31,9 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := g.checkOwnPort(host, port); err != nil {
+		return nil, err
+	}
 	u.Scheme = "https"
 	switch {
 	case port != "":
@@ -107,7 +110,7 @@ func (g *Guard) hostRules(host string) (a netip.Addr, isLiteral bool, err error)
 	if host == "" {
 		return a, false, refusal("the URL has no host", "l'URL n'a pas d'hôte")
 	}
-	if g.own[host] {
+	if g.own[host] && !g.devLoopbackHost(host) { // under the switch, by port (checkOwnPort)
 		return a, false, refusal(fmt.Sprintf("the host %s is this service itself", host),
 			fmt.Sprintf("l'hôte %s est ce service lui-même", host))
 	}
@@ -126,6 +129,9 @@ func (g *Guard) hostRules(host string) (a netip.Addr, isLiteral bool, err error)
 		return a, false, refusal(fmt.Sprintf("the host %s is not a valid host name", host),
 			fmt.Sprintf("l'hôte %s n'est pas un nom d'hôte valide", host))
 	}
+	if host == "localhost" && g.loopback {
+		return a, false, nil
+	}
 	if s := specialName(host); s != "" {
 		return a, false, refusal(fmt.Sprintf("the host %s is a special-use name (%s) that only a local network answers", host, s),
 			fmt.Sprintf("l'hôte %s est un nom à usage spécial (%s) que seul un réseau local résout", host, s))
@@ -141,11 +147,11 @@ func (g *Guard) hostRules(host string) (a netip.Addr, isLiteral bool, err error)
 func (g *Guard) checkLiteral(host string, a netip.Addr) (string, error) {
 	// The address class first: "127.1 is 127.0.0.1, a loopback address"
 	// says more than "this service" when the service runs on loopback.
-	if en, fr := g.refused(a); en != "" {
+	if en, fr := g.refused(a); en != "" && !g.loopbackAllowed(a) {
 		return "", literalRefusal(host, a, en, fr)
 	}
 	canon := a.String()
-	if g.own[canon] {
+	if g.own[canon] && !g.loopbackAllowed(a) {
 		return "", refusal(fmt.Sprintf("the host %s is this service itself", host),
 			fmt.Sprintf("l'hôte %s est ce service lui-même", host))
 	}
@@ -187,7 +193,7 @@ func (g *Guard) checkResolved(ctx context.Context, host string) error {
 	}
 	for _, a := range addrs {
 		en, fr := g.refused(a)
-		if en == "" {
+		if en == "" || g.devLoopbackHost(host) && g.loopbackAllowed(a) {
 			continue
 		}
 		among, parmi := "", ""

@@ -71,6 +71,14 @@ func Sign(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
+// Verify tells whether header (X-Svc-Signature) is the signature of the
+// raw body under secret, compared in constant time: what a receiver does
+// (docs/webhooks.md, "Verifying the signature"). The scheme has no
+// timestamp: a receiver deduplicates replays by X-Svc-Delivery.
+func Verify(secret string, body []byte, header string) bool {
+	return hmac.Equal([]byte(Sign(secret, body)), []byte(header))
+}
+
 // FanOut turns a new event of the account into one delivery per active
 // endpoint subscribed to its type. Called again for the same event (a
 // change feed read twice), it sends again only the deliveries never
@@ -193,6 +201,12 @@ func (s *Service) post(ctx context.Context, e *Endpoint, ev events.Event) result
 	req.Header.Set("X-Svc-Event", ev.Type)
 	req.Header.Set("X-Svc-Delivery", DeliveryID(e.ID, ev.ID))
 	req.Header.Set("X-Svc-Signature", Sign(e.secret, body))
+	if netguard.IsLoopbackHost(req.URL.Hostname()) {
+		// Only the local server's development switch lets such a URL
+		// through (netguard.WithDevLoopback): say so at every delivery.
+		s.d.Log.Warn("webhooks: DEVELOPMENT delivery to a loopback receiver, allowed only by the local switch SVC_DEV_LOOPBACK_WEBHOOKS",
+			"webhook", e.ID, "delivery", DeliveryID(e.ID, ev.ID), "url", e.URL)
+	}
 	start := time.Now()
 	resp, err := s.d.Client.Do(req)
 	took := time.Since(start)
