@@ -77,7 +77,7 @@ func Groups() []Group {
 		},
 		{
 			Name:        "api-registry",
-			Prefixes:    []string{"/api/modules-registry", "/api/features", "/api/openapi.json", "/api/company"},
+			Prefixes:    []string{"/api/modules-registry", "/api/features", "/api/openapi.json", "/api/reference", "/api/company"},
 			Tables:      []string{"accounts"},
 			DataSources: true,
 		},

@@ -54,6 +54,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.pageRoutes()...)
+	rs = append(rs, s.referenceRoutes()...)
 	rs = append(rs, Route{
 		Method: http.MethodGet, Path: "/healthz", Auth: Public, Tag: "ops",
 		Summary: "Liveness", Response: OK{}, Status: http.StatusOK,

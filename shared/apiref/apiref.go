@@ -1,0 +1,236 @@
+// Package apiref serves a human-readable reference of the API from the
+// service itself: Swagger UI, vendored at build time into assets/ by `make
+// apiref` (docs/api-reference.md), rendering the OpenAPI document of
+// /api/openapi.json. Every file the page loads comes from the service, so
+// it works offline and under a Content-Security-Policy of 'self'.
+package apiref
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prospectdata/svc/shared/apperr"
+)
+
+// The vendored files (gitignored; only assets/README.md is committed, so
+// the embed pattern matches in a clean clone) and the page's own script.
+//
+//go:embed assets
+var embedded embed.FS
+
+//go:embed reference.js
+var startScript []byte
+
+// Vendored names the files `make apiref` copies into assets/, each with
+// its media type. Bundle and Stylesheet are the two the page loads; the
+// licence files are served so the Apache-2.0 notice travels with the code.
+const (
+	Bundle     = "swagger-ui-bundle.js"
+	Stylesheet = "swagger-ui.css"
+	Start      = "reference.js"
+)
+
+func mediaTypes() map[string]string {
+	return map[string]string{
+		Bundle:                             "text/javascript; charset=utf-8",
+		Stylesheet:                         "text/css; charset=utf-8",
+		"swagger-ui-bundle.js.LICENSE.txt": "text/plain; charset=utf-8",
+		"swagger-ui-LICENSE.txt":           "text/plain; charset=utf-8",
+		"swagger-ui-NOTICE.txt":            "text/plain; charset=utf-8",
+	}
+}
+
+// CSP is the page's Content-Security-Policy: scripts, styles, images and
+// fetches from the service only. Swagger UI sets inline style attributes on
+// a few elements (collapsing panels, the highlighter), hence style-src's
+// 'unsafe-inline'; no script runs inline and nothing is evaluated. The
+// images are its data: URI icons.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// DocumentURL is where the page points the renderer, relative to the page
+// (GET /api/reference), so a gateway stage prefix is kept.
+const DocumentURL = "openapi.json"
+
+// Prefix is what the page puts before a file name: the file routes are
+// /api/reference/{file}, relative to the page.
+const Prefix = "reference/"
+
+// Missing is the body of the page when the bundle was not vendored.
+const Missing = "The API reference's renderer (Swagger UI) is not in this build: run `make apiref` " +
+	"(make run, make build, make test and make bench do it), then rebuild or restart. " +
+	"The OpenAPI document itself is served at /api/openapi.json.\n"
+
+// Embedded returns the assets compiled into the binary.
+func Embedded() fs.FS {
+	sub, err := fs.Sub(embedded, "assets")
+	if err != nil {
+		panic(err) // "assets" is a valid path: unreachable
+	}
+	return sub
+}
+
+type file struct {
+	mediaType string
+	body, gz  []byte
+	etag      string
+	version   string
+}
+
+// Reference serves the page and its files. Files are read, hashed and
+// compressed on the first request rather than at start: every API Lambda
+// builds the route table, and only the one serving this page pays for it.
+type Reference struct {
+	assets  fs.FS
+	once    sync.Once
+	files   map[string]*file
+	missing []string
+	page    []byte
+}
+
+// New serves the files of assets (Embedded() in the service).
+func New(assets fs.FS) *Reference { return &Reference{assets: assets} }
+
+const pageHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">
+<title>API reference</title>
+<link rel="stylesheet" href="{{.CSS}}">
+</head><body>
+<noscript><p>This reference is rendered by JavaScript. The document it shows is <a href="{{.Doc}}">openapi.json</a>.</p></noscript>
+<div id="swagger-ui" data-url="{{.Doc}}"></div>
+<p>Rendered by Swagger UI (Apache-2.0:
+<a href="{{.Prefix}}swagger-ui-LICENSE.txt">licence</a>, <a href="{{.Prefix}}swagger-ui-NOTICE.txt">notice</a>,
+<a href="{{.Prefix}}swagger-ui-bundle.js.LICENSE.txt">bundled libraries</a>) from <a href="{{.Doc}}">openapi.json</a>.</p>
+<script src="{{.JS}}"></script>
+<script src="{{.Start}}"></script>
+</body></html>
+`
+
+func (r *Reference) load() {
+	r.files = map[string]*file{Start: newFile("text/javascript; charset=utf-8", startScript)}
+	for name, mt := range mediaTypes() {
+		b, err := fs.ReadFile(r.assets, name)
+		if err != nil {
+			r.missing = append(r.missing, name)
+			continue
+		}
+		r.files[name] = newFile(mt, b)
+	}
+	if r.files[Bundle] == nil || r.files[Stylesheet] == nil {
+		return
+	}
+	// A file's URL carries its hash: the files can be cached for a year,
+	// and a new bundle gets new URLs.
+	url := func(name string) string { return Prefix + name + "?v=" + r.files[name].version }
+	var buf bytes.Buffer
+	err := template.Must(template.New("page").Parse(pageHTML)).Execute(&buf, map[string]string{
+		"CSS": url(Stylesheet), "JS": url(Bundle), "Start": url(Start), "Doc": DocumentURL, "Prefix": Prefix,
+	})
+	if err != nil {
+		panic(fmt.Sprintf("apiref: page template: %v", err)) // fixed template and strings: unreachable
+	}
+	r.page = buf.Bytes()
+}
+
+func newFile(mediaType string, body []byte) *file {
+	sum := sha256.Sum256(body)
+	v := hex.EncodeToString(sum[:8])
+	f := &file{mediaType: mediaType, body: body, version: v, etag: `"` + v + `"`}
+	// The bundle is 1.7 MB and nothing in front of the service compresses
+	// (API Gateway's HTTP APIs do not): gzip it once, about 4 times smaller.
+	if len(body) > 1024 {
+		var gz bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		w.Write(body)
+		w.Close()
+		f.gz = gz.Bytes()
+	}
+	return f
+}
+
+// Ready reports whether the bundle was vendored into the build.
+func (r *Reference) Ready() bool {
+	r.once.Do(r.load)
+	return r.page != nil
+}
+
+// ServePage answers the reference page, or 503 with what to run when the
+// build carries no bundle.
+func (r *Reference) ServePage(w http.ResponseWriter, req *http.Request) {
+	r.once.Do(r.load)
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.page == nil {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Length", strconv.Itoa(len(Missing)))
+		w.WriteHeader(http.StatusServiceUnavailable)
+		if req.Method != http.MethodHead {
+			w.Write([]byte(Missing))
+		}
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", CSP)
+	// Revalidated every time: it is small, and names the files' versions.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Length", strconv.Itoa(len(r.page)))
+	w.WriteHeader(http.StatusOK)
+	if req.Method != http.MethodHead {
+		w.Write(r.page)
+	}
+}
+
+// ServeFile answers one of the page's files (GET /api/reference/{file});
+// any other name, or a vendored file missing from the build, is a 404.
+func (r *Reference) ServeFile(w http.ResponseWriter, req *http.Request, name string) error {
+	r.once.Do(r.load)
+	f := r.files[name]
+	if f == nil {
+		return apperr.Missing()
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.mediaType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Vary", "Accept-Encoding")
+	body, etag := f.body, f.etag
+	if f.gz != nil && acceptsGzip(req.Header.Get("Accept-Encoding")) {
+		body, etag = f.gz, `"`+f.version+`-gz"`
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("ETag", etag)
+	// ServeContent answers If-None-Match, ranges and HEAD.
+	http.ServeContent(w, req, name, time.Time{}, bytes.NewReader(body))
+	return nil
+}
+
+// acceptsGzip reads Accept-Encoding: gzip listed without q=0.
+func acceptsGzip(v string) bool {
+	for _, part := range strings.Split(v, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q, found := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		if !found {
+			return true
+		}
+		f, err := strconv.ParseFloat(q, 64)
+		return err == nil && f > 0
+	}
+	return false
+}
