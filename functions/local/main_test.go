@@ -175,6 +175,15 @@ func TestGracefulShutdown(t *testing.T) {
 // and a client holding the session, and the job id.
 func scrapeRun(t *testing.T, p *proc, dataDir string, body map[string]any) (*http.Client, string) {
 	t.Helper()
+	c, do := signup(t, p, dataDir, "crash@example.org")
+	return c, do("/api/jobs", body)["id"].(string)
+}
+
+// signup creates a verified account on a server (the verification link
+// read from the outbox) and returns a client holding its session, and a
+// function that POSTs JSON with it and fails the test on any non-200.
+func signup(t *testing.T, p *proc, dataDir, email string) (*http.Client, func(path string, v any) map[string]any) {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	base := "http://" + p.addr
@@ -192,7 +201,7 @@ func scrapeRun(t *testing.T, p *proc, dataDir string, body map[string]any) (*htt
 		}
 		return out
 	}
-	do("/api/auth/signup", map[string]any{"email": "crash@example.org", "password": "pass-w0rd", "invitation_code": "code", "accept_responsibility": true})
+	do("/api/auth/signup", map[string]any{"email": email, "password": "pass-w0rd", "invitation_code": "code", "accept_responsibility": true})
 	var token string
 	for end := time.Now().Add(10 * time.Second); token == "" && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		files, _ := filepath.Glob(filepath.Join(dataDir, "outbox", "*.eml"))
@@ -204,7 +213,7 @@ func scrapeRun(t *testing.T, p *proc, dataDir string, body map[string]any) (*htt
 		}
 	}
 	do("/api/auth/email/verify", map[string]any{"token": token})
-	return c, do("/api/jobs", body)["id"].(string)
+	return c, do
 }
 
 func getJob(t *testing.T, c *http.Client, addr, id string) map[string]any {
