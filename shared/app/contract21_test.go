@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prospectdata/svc/shared/app/apptest"
 )
@@ -194,4 +195,53 @@ func TestContract21ValidateLimit(t *testing.T) {
 	d := e.NewClient()
 	d.Signup("validate2@example.org", fixturePassword)
 	d.Do("POST", "/api/pipelines/validate", body).Must(t, 200)
+}
+
+// TestContract21ContinueMidStage: a stage after the root (emails, fed by
+// the scrape) cancelled while it runs pauses its pipeline; continue starts
+// its successor from the stage's rows and the pipeline runs on to done,
+// never to cancelled.
+func TestContract21ContinueMidStage(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("midstage@example.org", fixturePassword)
+	c.Verify("midstage@example.org")
+	id := c.Do("POST", "/api/pipelines", `{"nodes":[
+		{"id":"s","type":"scrap","config":{"queries":["boulangerie","plombier","coiffeur"],"zones":["Lyon"]}},
+		{"id":"e","type":"emails"},
+		{"id":"o","type":"sort","config":{"sort_by":"rating","direction":"desc","top_n":5}}],
+		"edges":[{"from":"s","to":"e"},{"from":"e","to":"o"}]}`).Must(t, 201).JSON()["id"].(string)
+	var stage string
+	for end := time.Now().Add(2 * time.Minute); stage == ""; time.Sleep(10 * time.Millisecond) {
+		got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON()
+		for _, x := range got["jobs"].([]any) {
+			j := x.(map[string]any)
+			if j["job_type"] != "emails" {
+				continue
+			}
+			// Cancel once it has made some rows.
+			if full := c.Do("GET", "/api/jobs/"+j["id"].(string), nil).Must(t, 200).JSON(); full["status"] == "running" && full["processed_points"].(float64) > 0 {
+				stage = j["id"].(string)
+			}
+		}
+		if got["status"] != "running" || time.Now().After(end) {
+			t.Fatalf("no running emails stage: %v", got)
+		}
+	}
+	if r := c.Do("POST", "/api/jobs/"+stage+"/cancel", nil).Must(t, 200).JSON(); r["pipeline_cancelled"] != false {
+		t.Fatalf("cancel of a running stage: %v", r)
+	}
+	// Continued at once, as a user would, while the stage's partial rows
+	// are still being written: the successor starts when they are there.
+	c.Do("POST", "/api/pipelines/"+id+"/nodes/e/continue", nil).Must(t, 200)
+	got := waitPipeline(t, c, id)
+	j := c.Do("GET", "/api/jobs/"+stage, nil).Must(t, 200).JSON()
+	if got["status"] != "done" || j["status"] != "cancelled" || j["download_available"] != true {
+		t.Fatalf("after continue: %v (stage %v)", got, j)
+	}
+	if n := j["results_count"].(float64); n > 0 {
+		if out, _ := got["output_job"].(map[string]any); out["job_type"] != "sort" || out["results_count"] != min(5, n) {
+			t.Fatalf("output after continue: %v", got)
+		}
+	}
 }

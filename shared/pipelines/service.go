@@ -375,7 +375,7 @@ func (s *Service) stageJobs(ctx context.Context, p *Pipeline) (map[string]*jobs.
 // stages' latest jobs are js: no stage active, none paused (failed or
 // cancelled, waiting for continue or cancel), and every node without a
 // job under a short-circuit (an ancestor done with no row).
-func finished(p *Pipeline, js map[string]*jobs.Job) bool {
+func finished(p *Pipeline, js map[string]*jobs.Job, now time.Time) bool {
 	pred := map[string]string{}
 	for _, e := range p.Definition.Edges {
 		pred[e.To] = e.From
@@ -383,7 +383,7 @@ func finished(p *Pipeline, js map[string]*jobs.Job) bool {
 	for _, n := range p.Definition.Nodes {
 		j, ok := js[n.ID]
 		if ok {
-			if !resolved(p, n.ID, j) {
+			if !resolved(p, n.ID, j, now) {
 				return false // active, or paused
 			}
 			continue
@@ -394,7 +394,7 @@ func finished(p *Pipeline, js map[string]*jobs.Job) bool {
 			if !ok {
 				break
 			}
-			if uj, ok := js[up]; ok && resolved(p, up, uj) && (uj.ResultsCount == 0 || !uj.DownloadAvailable) {
+			if uj, ok := js[up]; ok && resolved(p, up, uj, now) && (uj.ResultsCount == 0 || !uj.DownloadAvailable) {
 				short = true
 				break
 			}
@@ -408,8 +408,16 @@ func finished(p *Pipeline, js map[string]*jobs.Job) bool {
 }
 
 // resolved tells whether a node's stage is settled: done, or continued.
-func resolved(p *Pipeline, nodeID string, j *jobs.Job) bool {
-	return j.Status == jobs.Done || (slices.Contains(p.Continued, nodeID) && j.Status.Terminal())
+func resolved(p *Pipeline, nodeID string, j *jobs.Job, now time.Time) bool {
+	return j.Status == jobs.Done || (slices.Contains(p.Continued, nodeID) && j.Status.Terminal() && !salvaging(j, now))
+}
+
+// salvaging reports whether a stage stopped while it ran still has its
+// partial rows to come (the engine's salvage writes them a moment after
+// the cancel): a continue taken then waits for them instead of finding
+// none, up to SalvageWait.
+func salvaging(j *jobs.Job, now time.Time) bool {
+	return j.StartedAt != nil && j.ResultsCount > 0 && !j.DownloadAvailable && j.StoppedFor(now) < SalvageWait
 }
 
 // Continue resumes a pipeline paused on a failed or cancelled stage: its
@@ -434,13 +442,9 @@ func (s *Service) Continue(ctx context.Context, uid int64, id, nodeID string) er
 	if p.Status != Running || !ok || (j.Status != jobs.Failed && j.Status != jobs.Cancelled) || slices.Contains(p.Continued, nodeID) {
 		return notContinuable
 	}
-	// A stage stopped while running keeps its rows a moment later (the
-	// engine's salvage): continuing before would start nothing.
-	if j.StartedAt != nil && j.ResultsCount > 0 && !j.DownloadAvailable && j.StoppedFor(s.d.Now()) < SalvageWait {
-		return apperr.New(apperr.Invalid,
-			"Les résultats partiels de cette étape sont en préparation : réessayez dans quelques secondes.",
-			"This stage's partial results are being prepared: retry in a few seconds.")
-	}
+	// A stage stopped while running has its rows a moment later (the
+	// engine's salvage, which then signals the pipeline): the continue is
+	// taken now and its successors start when they are there (resolved).
 	if _, err := s.update(ctx, id, func(p *Pipeline) bool {
 		if slices.Contains(p.Continued, nodeID) {
 			return false

@@ -188,7 +188,7 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 			return s.end(ctx, r, Failed), nil
 		case j.Status == jobs.Cancelled && j.StartedAt == nil && !slices.Contains(p.Continued, n.ID) && !active(j.ID):
 			return s.end(ctx, r, Cancelled), nil
-		case resolved(p, n.ID, j) && j.ResultsCount > 0 && j.DownloadAvailable:
+		case resolved(p, n.ID, j, s.d.Now()) && j.ResultsCount > 0 && j.DownloadAvailable:
 			n, err := s.startSuccessors(ctx, p, j)
 			started = started || n > 0
 			switch {
@@ -203,7 +203,7 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 	}
 	// A stage just started keeps the pipeline running; otherwise the jobs
 	// read above say whether it is done.
-	if !started && !r.Blocked && finished(p, js) {
+	if !started && !r.Blocked && finished(p, js, s.d.Now()) {
 		return s.end(ctx, r, Done), nil
 	}
 	return r, nil

@@ -19,8 +19,10 @@ import (
 // like its Lambda; the workers run the stages from the SQS emulator and
 // hand the execution its task token back as each stage ends; the
 // pipeline's record (signals, token) is in DynamoDB.
-func TestPipelineOnAWSRuntime(t *testing.T) {
-	rt := newAWSRuntime(t)
+// withStateMachine gives rt the pipeline state machine's loopback
+// stand-in, its tasks invoking the pipeline-step handler.
+func withStateMachine(t *testing.T, rt *awsRuntime) *asltest.Machine {
+	t.Helper()
 	const stepARN = "arn:aws:lambda:eu-west-3:000000000000:function:pipeline-step"
 	m, err := asltest.New(statemachines.Pipeline, map[string]string{statemachines.PipelineStepFunction: stepARN})
 	if err != nil {
@@ -38,6 +40,12 @@ func TestPipelineOnAWSRuntime(t *testing.T) {
 	}
 	m.Lambda = asltest.Handler(stepARN, step)
 
+	return m
+}
+
+func TestPipelineOnAWSRuntime(t *testing.T) {
+	rt := newAWSRuntime(t)
+	m := withStateMachine(t, rt)
 	jobsFn := rt.handler("api-jobs")
 	bearer := rt.signup("pipeline-aws@example.org")
 	cr := rt.call(jobsFn, "POST", "/api/pipelines", `{"nodes":[
@@ -78,5 +86,63 @@ func TestPipelineOnAWSRuntime(t *testing.T) {
 	// The same name again is refused: one execution per pipeline.
 	if len(m.Executions()) != 1 {
 		t.Errorf("%d executions", len(m.Executions()))
+	}
+}
+
+// TestPipelineContinueOnAWSRuntime: on the stack's path (state machine,
+// pipeline-step, workers on SQS), a stage cancelled while it runs keeps
+// its rows and pauses the pipeline; continue starts the successor from
+// them and the execution runs on to done.
+func TestPipelineContinueOnAWSRuntime(t *testing.T) {
+	rt := newAWSRuntime(t)
+	m := withStateMachine(t, rt)
+	jobsFn := rt.handler("api-jobs")
+	bearer := rt.signup("continue-aws@example.org")
+	cr := rt.call(jobsFn, "POST", "/api/pipelines", `{"definition":{"nodes":[
+		{"id":"s","type":"scrap","config":{"queries":["boulangerie","plombier","coiffeur"],"zones":["Lyon"]}},
+		{"id":"o","type":"sort","config":{"sort_by":"rating","direction":"desc","top_n":5}}],
+		"edges":[{"from":"s","to":"o"}]}}`, bearer)
+	var created struct {
+		ID          string
+		InitialJobs []string `json:"initial_jobs"`
+	}
+	if err := json.Unmarshal([]byte(cr.Body), &created); err != nil || cr.StatusCode != 201 || len(created.InitialJobs) != 1 {
+		t.Fatalf("create: %d %s", cr.StatusCode, cr.Body)
+	}
+	read := func(path string) map[string]any {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(rt.call(jobsFn, "GET", path, "", bearer).Body), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	root := "/api/jobs/" + created.InitialJobs[0]
+	rt.drain(func() bool { return read(root)["results_count"].(float64) > 0 })
+	if j := read(root); j["status"] != "running" {
+		t.Fatalf("the scrape ended before the cancel: %v", j["status"])
+	}
+	if r := rt.call(jobsFn, "POST", root+"/cancel", "", bearer); r.StatusCode != 200 || !strings.Contains(r.Body, `"pipeline_cancelled":false`) {
+		t.Fatalf("cancel: %d %s", r.StatusCode, r.Body)
+	}
+	rt.drain(func() bool { return read(root)["download_available"] == true })
+	stage := read(root)
+	if p := read("/api/pipelines/" + created.ID); p["status"] != "running" || len(p["jobs"].([]any)) != 1 {
+		t.Fatalf("paused: %v", p)
+	}
+	if r := rt.call(jobsFn, "POST", "/api/pipelines/"+created.ID+"/nodes/s/continue", "", bearer); r.StatusCode != 200 {
+		t.Fatalf("continue: %d %s", r.StatusCode, r.Body)
+	}
+	rt.drain(func() bool { return read("/api/pipelines/" + created.ID)["status"] != "running" })
+	p := read("/api/pipelines/" + created.ID)
+	out, _ := p["output_job"].(map[string]any)
+	if p["status"] != "done" || out["job_type"] != "sort" || out["results_count"] != min(5, stage["results_count"].(float64)) {
+		t.Fatalf("after continue: %v (stage %v)", p, stage)
+	}
+	ex, err := m.Wait(created.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != "SUCCEEDED" || ex.States[len(ex.States)-1] != "Finished" {
+		t.Fatalf("execution %s: %v", ex.Status, ex.States)
 	}
 }
