@@ -82,8 +82,8 @@ func TestPage(t *testing.T) {
 					t.Errorf("body lacks %q:\n%s", want, w.Body)
 				}
 			}
-			if tt.status == 200 && tt.method == "GET" && strings.Contains(w.Body.String(), "<script>") {
-				t.Error("an inline script: the CSP would block it")
+			if tt.status == 200 && tt.method == "GET" && (strings.Contains(w.Body.String(), "<script>") || strings.Contains(w.Body.String(), "style=")) {
+				t.Error("an inline script or style: the CSP would block it")
 			}
 		})
 	}
