@@ -160,7 +160,8 @@ func (s *Server) jobRoutes() []Route {
 			Method: http.MethodGet, Path: "/api/jobs/{id}/download", Auth: Any, Tag: "jobs",
 			Summary: "The job's output: format csv (default), json or xlsx; a redirect to the file where the store can sign one. " +
 				"On AWS a JSON or XLSX not made yet (a worker makes both after the CSV) answers 400 with Retry-After (docs/files.md)",
-			ResponseType: "application/octet-stream", Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},
+			Media:    []string{"text/csv", "application/json", export.XLSX.MediaType()},
+			Response: []map[string]any{}, Redirect: true, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				d, err := js.Download(r.Context(), c.User.ID, r.PathValue("id"), r.URL.Query().Get("format"))
 				if err != nil {
@@ -183,7 +184,7 @@ func (s *Server) jobRoutes() []Route {
 			Summary: "A page of the job's rows: {count, total, offset, items} (offset ≥ 0; limit 1..100000, omitted: every row). " +
 				"On AWS a page also stops before 5.5 MiB (Lambda's 6 MB response cap), so count may be below limit: " +
 				"more pages remain while offset + count is below total (docs/files.md)",
-			Response: map[string]any{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410, 422},
+			Response: ItemsPage{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410, 422},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				offset, err := intParam(r, "offset", 0)
 				if err != nil {
@@ -275,4 +276,14 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 		return 0, apperr.Fields(apperr.Field(name, "entier attendu", "expected an integer"))
 	}
 	return n, nil
+}
+
+// ItemsPage is the answer of GET /api/jobs/{id}/items, for the document
+// (export.WriteItemsMax streams it without this type): the rows are objects
+// of the CSV's columns.
+type ItemsPage struct {
+	Offset int              `json:"offset"`
+	Items  []map[string]any `json:"items"`
+	Count  int              `json:"count"`
+	Total  int              `json:"total"`
 }

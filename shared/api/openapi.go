@@ -1,19 +1,24 @@
 package api
 
 import (
+	"encoding"
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // OpenAPI returns the OpenAPI 3.1 document of the key-accessible surface,
 // derived from the route table the server mounts, so it cannot drift from
-// what is served.
+// what is served. Every API test checks its exchanges against it
+// (shared/app/apptest, docs/openapi.md).
 func (s *Server) OpenAPI() map[string]any {
 	paths := map[string]any{}
+	examples := loadExamples()
 	for _, rt := range s.routes {
 		if !KeyReachable(rt) {
 			continue
@@ -23,9 +28,9 @@ func (s *Server) OpenAPI() map[string]any {
 			item = map[string]any{}
 			paths[rt.Path] = item
 		}
-		item[strings.ToLower(rt.Method)] = operation(rt)
+		item[strings.ToLower(rt.Method)] = operation(rt, examples)
 	}
-	errSchema := schemaOf(reflect.TypeOf(ErrorBody{}))
+	errSchema := schemaOf(reflect.TypeFor[ErrorBody](), false)
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
@@ -56,9 +61,33 @@ func KeyReachable(rt Route) bool {
 
 var wildcard = regexp.MustCompile(`\{([a-zA-Z0-9_]+)\.*\}`)
 
-func operation(rt Route) map[string]any {
+// errorStatuses returns every error status the route can answer, in order: the
+// ones it declares and the ones the middleware adds whatever the route
+// (see ServeHTTP, wrap and decode).
+func (rt Route) errorStatuses() []int {
+	errs := slices.Clone(rt.Errors)
+	// A presented key that is unknown, revoked or of a deactivated account
+	// is a 401 on every route, Public ones included.
+	errs = append(errs, http.StatusUnauthorized)
+	if rt.Auth != Public {
+		errs = append(errs, http.StatusForbidden)
+	}
+	if rt.Request != nil {
+		// decode: malformed JSON 400, a value of the wrong type 422, an
+		// oversize body 413.
+		errs = append(errs, http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge)
+	}
+	// A fault of the service (a table or store that fails) is a 500 with a
+	// {detail} that reveals nothing.
+	errs = append(errs, http.StatusInternalServerError)
+	slices.Sort(errs)
+	return slices.Compact(errs)
+}
+
+func operation(rt Route, examples map[string]json.RawMessage) map[string]any {
+	id := operationID(rt)
 	op := map[string]any{
-		"operationId": operationID(rt),
+		"operationId": id,
 		"summary":     rt.Summary,
 		"tags":        []any{rt.Tag},
 	}
@@ -74,32 +103,82 @@ func operation(rt Route) map[string]any {
 	if rt.Request != nil {
 		op["requestBody"] = map[string]any{
 			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.Request))}},
+			"content":  map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.Request), true)}},
 		}
 	}
 	success := map[string]any{"description": http.StatusText(rt.Status)}
-	switch {
-	case rt.ResponseType != "":
-		success["content"] = map[string]any{rt.ResponseType: map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}}
-	case rt.Response != nil:
-		success["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.Response))}}
+	if content := successContent(rt); len(content) > 0 {
+		if ex, ok := examples[id+"."+strconv.Itoa(rt.Status)]; ok {
+			if mt, ok := content["application/json"].(map[string]any); ok {
+				mt["example"] = ex
+			}
+		}
+		success["content"] = content
 	}
 	responses := map[string]any{strconv.Itoa(rt.Status): success}
-	errs := rt.Errors
-	if rt.Auth != Public {
-		errs = slices.Concat(errs, []int{http.StatusUnauthorized, http.StatusForbidden})
+	if rt.Redirect {
+		responses[strconv.Itoa(http.StatusFound)] = map[string]any{
+			"description": "The file, at a short-lived signed address of the file store",
+			"headers": map[string]any{"Location": map[string]any{
+				"required": true, "schema": map[string]any{"type": "string", "format": "uri"},
+			}},
+		}
 	}
-	for _, code := range errs {
-		responses[strconv.Itoa(code)] = map[string]any{
+	for _, code := range rt.errorStatuses() {
+		if code == rt.Status {
+			continue // a route whose answer is an error (405 of an immutable pipeline)
+		}
+		r := map[string]any{
 			"description": http.StatusText(code),
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}},
+			// writeError sets Retry-After on any error that says when to
+			// come back: a 429, a file not made yet (400).
+			"headers": map[string]any{"Retry-After": map[string]any{
+				"description": "Seconds to wait before trying again",
+				"schema":      map[string]any{"type": "integer", "minimum": 0},
+			}},
 		}
+		if ex, ok := examples[id+"."+strconv.Itoa(code)]; ok {
+			r["content"].(map[string]any)["application/json"].(map[string]any)["example"] = ex
+		}
+		responses[strconv.Itoa(code)] = r
 	}
 	op["responses"] = responses
 	if rt.Auth == Public {
 		op["security"] = []any{map[string]any{}}
 	}
 	return op
+}
+
+// successContent describes the success body by media type: a JSON one has
+// the Response's schema, a file (CSV, XLSX, an image) has none, OpenAPI
+// 3.1's way to say raw bytes: the service's CSV is semicolon-separated
+// (export), which a generic CSV decoder would misread.
+func successContent(rt Route) map[string]any {
+	media := rt.Media
+	switch {
+	case len(media) > 0:
+	case rt.ResponseType != "":
+		media = []string{rt.ResponseType}
+	case rt.Response != nil:
+		media = []string{"application/json"}
+	}
+	content := map[string]any{}
+	for _, m := range media {
+		switch {
+		case m == "application/json":
+			var schema map[string]any
+			if rt.Response != nil {
+				schema = schemaOf(reflect.TypeOf(rt.Response), false)
+			} else {
+				schema = map[string]any{}
+			}
+			content[m] = map[string]any{"schema": schema}
+		default:
+			content[m] = map[string]any{}
+		}
+	}
+	return content
 }
 
 func operationID(rt Route) string {
@@ -115,15 +194,34 @@ func operationID(rt Route) string {
 }
 
 // schemaOf describes a Go type as a JSON Schema (2020-12, OpenAPI 3.1's
-// dialect) from its json tags: pointers and interfaces are nullable.
-func schemaOf(t reflect.Type) map[string]any {
+// dialect) the way encoding/json writes it: json tag names, `json:"-"`
+// skipped, embedded structs flattened, nil pointers, slices and maps as
+// null. In a response every property encoding/json always writes is
+// required (omitempty ones are not). In a request nothing is required by
+// the schema: a field left out is its zero value, and the service's own
+// checks answer what is missing with a 400 or 422 naming the field.
+func schemaOf(t reflect.Type, request bool) map[string]any {
+	return schemaWalk(t, request, map[reflect.Type]bool{})
+}
+
+func schemaWalk(t reflect.Type, request bool, open map[reflect.Type]bool) map[string]any {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return map[string]any{"type": "string", "format": "date-time"}
+	case reflect.TypeFor[json.RawMessage]():
+		return map[string]any{} // any JSON value
+	}
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) {
+			return map[string]any{} // a shape of its own making
+		}
+		if t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) {
+			return map[string]any{"type": "string"}
+		}
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		inner := schemaOf(t.Elem())
-		if typ, ok := inner["type"].(string); ok {
-			inner["type"] = []any{typ, "null"}
-		}
-		return inner
+		return nullable(schemaWalk(t.Elem(), request, open))
 	case reflect.Bool:
 		return map[string]any{"type": "boolean"}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -133,27 +231,24 @@ func schemaOf(t reflect.Type) map[string]any {
 		return map[string]any{"type": "number"}
 	case reflect.String:
 		return map[string]any{"type": "string"}
-	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem())}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nullable(map[string]any{"type": "string", "contentEncoding": "base64"})
+		}
+		return nullable(map[string]any{"type": "array", "items": schemaWalk(t.Elem(), request, open)})
+	case reflect.Array:
+		return map[string]any{"type": "array", "items": schemaWalk(t.Elem(), request, open)}
 	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem())}
+		return nullable(map[string]any{"type": "object", "additionalProperties": schemaWalk(t.Elem(), request, open)})
 	case reflect.Struct:
+		if open[t] {
+			return map[string]any{} // a type within itself: described where it starts
+		}
+		open[t] = true
+		defer delete(open, t)
 		props := map[string]any{}
 		var required []any
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			props[name] = schemaOf(f.Type)
-			if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
-				required = append(required, name)
-			}
-		}
+		structFields(t, request, open, props, &required)
 		out := map[string]any{"type": "object", "properties": props}
 		if len(required) > 0 {
 			out["required"] = required
@@ -161,4 +256,60 @@ func schemaOf(t reflect.Type) map[string]any {
 		return out
 	}
 	return map[string]any{}
+}
+
+// structFields adds t's JSON properties: a field named at a shallower depth
+// wins over one an embedded struct brings (encoding/json's rule).
+func structFields(t reflect.Type, request bool, open map[reflect.Type]bool, props map[string]any, required *[]any) {
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, ft)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, taken := props[name]; taken {
+			continue
+		}
+		schema := schemaWalk(ft, request, open)
+		if slices.Contains(strings.Split(opts, ","), "string") {
+			schema = map[string]any{"type": "string"}
+		}
+		props[name] = schema
+		omit := slices.Contains(strings.Split(opts, ","), "omitempty") || slices.Contains(strings.Split(opts, ","), "omitzero")
+		if !request && !omit {
+			*required = append(*required, name)
+		}
+	}
+	for _, et := range embedded {
+		structFields(et, request, open, props, required)
+	}
+}
+
+// nullable lets a schema also be null (a nil pointer, slice or map).
+func nullable(s map[string]any) map[string]any {
+	switch typ := s["type"].(type) {
+	case string:
+		s["type"] = []any{typ, "null"}
+	case nil:
+		// {} already accepts null
+	}
+	return s
 }

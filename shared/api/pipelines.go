@@ -53,7 +53,7 @@ func (s *Server) pipelineRoutes() []Route {
 			Method: http.MethodPost, Path: "/api/pipelines/validate", Auth: Any, Tag: "pipelines", MaxBody: MaxPipelineBody,
 			Summary: "Check a definition as its creation would (structure, zones, worst-case cost, room for its root jobs) " +
 				"without creating anything; an invalid definition is still a 200 with ok false, its reason and message",
-			Request: ValidateRequest{}, Response: ValidateBody{}, Status: http.StatusOK, Errors: []int{400, 401, 413, 429},
+			Request: validateRequestDoc{}, Response: ValidateBody{}, Status: http.StatusOK, Errors: []int{400, 401, 413, 429},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				var req ValidateRequest
 				if err := decode(r, &req); err != nil {
@@ -92,9 +92,9 @@ func (s *Server) pipelineRoutes() []Route {
 // pipelineCreateDoc is the body of POST /api/pipelines, for the OpenAPI
 // document (the full envelope is accepted too).
 type pipelineCreateDoc struct {
-	Name        string         `json:"name,omitempty"`
-	Definition  map[string]any `json:"definition"`
-	LowPriority bool           `json:"low_priority,omitempty"`
+	Name        string               `json:"name,omitempty"`
+	Definition  pipelines.Definition `json:"definition"`
+	LowPriority bool                 `json:"low_priority,omitempty"`
 }
 
 func (s *Server) pipelineRunRoutes() []Route {
@@ -213,7 +213,7 @@ func (s *Server) pipelineRunRoutes() []Route {
 			MaxBody: 64 << 10,
 			Summary: "Apply rules to a filter node's input (5,000 rows) with the worker's function: counts and 5 matched rows; " +
 				"creates nothing",
-			Request: filterPreviewRequest{}, Response: pipelines.PreviewBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
+			Request: filterPreviewDoc{}, Response: pipelines.PreviewBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				var req filterPreviewRequest
 				if err := decode(r, &req); err != nil {

@@ -29,9 +29,16 @@ type Route struct {
 	Request      any
 	Response     any
 	ResponseType string
-	Status       int   // success status
-	Errors       []int // documented error statuses
-	Handle       func(w http.ResponseWriter, r *http.Request, c *Caller) error
+	// Media lists the media types of a success that comes in several
+	// formats (a download): application/json is Response's shape, the
+	// others raw bytes. It overrides ResponseType.
+	Media []string
+	// Redirect says the route may answer 302 to the file at a signed
+	// address of the file store (on AWS) instead of the file itself.
+	Redirect bool
+	Status   int   // success status
+	Errors   []int // documented error statuses
+	Handle   func(w http.ResponseWriter, r *http.Request, c *Caller) error
 }
 
 // table is the route table of everything this service serves.

@@ -174,7 +174,8 @@ func (s *Server) veilleRoutes() []Route {
 			Method: http.MethodGet, Path: "/api/veille/{id}/runs/{run_id}/{file}", Auth: Any, Tag: "veille",
 			Summary: "A run's signals as a file: signals.csv, signals.json or signals.xlsx " +
 				"(signaux-reputation-veille-{id}-run-{run_id}.{fmt}); a redirect to the file where the store can sign one; 400 for another format",
-			ResponseType: "application/octet-stream", Status: http.StatusOK, Errors: []int{400, 401, 404},
+			Media:    []string{"text/csv", "application/json", export.XLSX.MediaType()},
+			Response: []map[string]any{}, Redirect: true, Status: http.StatusOK, Errors: []int{400, 401, 404},
 			Handle: withRun(func(w http.ResponseWriter, r *http.Request, c *Caller, id, rid int64) error {
 				format, ok := strings.CutPrefix(r.PathValue("file"), "signals.")
 				if !ok {

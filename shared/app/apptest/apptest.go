@@ -57,6 +57,12 @@ type Env struct {
 
 	mu     sync.Mutex
 	nextIP int
+
+	// The served OpenAPI document every request of a Client is checked
+	// against (Doc, Validate), fetched once.
+	docOnce sync.Once
+	doc     *Doc
+	docErr  error
 }
 
 // Clock is a settable test clock (starts at the real time).
@@ -241,18 +247,22 @@ func (r *Response) JSON() map[string]any {
 func (c *Client) Do(method, path string, body any) *Response {
 	c.E.T.Helper()
 	var rd io.Reader
+	var sent []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		sent = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			c.E.T.Fatal(err)
 		}
-		rd = bytes.NewReader(j)
+		sent = j
+	}
+	if body != nil {
+		rd = bytes.NewReader(sent)
 	}
 	req, err := http.NewRequest(method, c.E.Server.URL+path, rd)
 	if err != nil {
@@ -276,6 +286,7 @@ func (c *Client) Do(method, path string, body any) *Response {
 	if err != nil {
 		c.E.T.Fatal(err)
 	}
+	Validate(c.E.T, c.E.Doc(), req, sent, resp.StatusCode, resp.Header, b)
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
