@@ -64,21 +64,27 @@ $(NODE_DIR)/package.json: tools/package.json tools/package-lock.json
 	cp tools/package.json tools/package-lock.json $(NODE_DIR)/
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error || { rm -f package.json; exit 1; }
 
-## apiref: Swagger UI's browser bundle (tools/package.json) copied into
+## apiref: Swagger UI's browser bundle (tools/apiref/package.json) copied into
 ## shared/apiref/assets (gitignored), which the binaries embed and serve at
 ## GET /api/reference (docs/api-reference.md). Without it that page answers
 ## 503 naming this target; run, build, unit and bench vendor it first.
+## Its own package, not the tools': `make run` installs this one alone.
 APIREF := shared/apiref/assets
+APIREF_NODE := $(TOOLS)/apiref
 .PHONY: apiref
 apiref: $(APIREF)/swagger-ui-bundle.js
 run unit bench $(FUNCTIONS:%=dist/%.zip): apiref
+$(APIREF_NODE)/package.json: tools/apiref/package.json tools/apiref/package-lock.json
+	mkdir -p $(APIREF_NODE)
+	cp tools/apiref/package.json tools/apiref/package-lock.json $(APIREF_NODE)/
+	cd $(APIREF_NODE) && npm ci --no-audit --no-fund --loglevel=error || { rm -f package.json; exit 1; }
 # The bundle is copied last: it is the target, so a copy cut short is redone.
-$(APIREF)/swagger-ui-bundle.js: $(NODE_DIR)/package.json
-	cp $(NODE_DIR)/node_modules/swagger-ui-dist/swagger-ui.css $(APIREF)/swagger-ui.css
-	cp $(NODE_DIR)/node_modules/swagger-ui-dist/LICENSE $(APIREF)/swagger-ui-LICENSE.txt
-	cp $(NODE_DIR)/node_modules/swagger-ui-dist/NOTICE $(APIREF)/swagger-ui-NOTICE.txt
-	cp $(NODE_DIR)/node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt $(APIREF)/swagger-ui-bundle.js.LICENSE.txt
-	cp $(NODE_DIR)/node_modules/swagger-ui-dist/swagger-ui-bundle.js $(APIREF)/swagger-ui-bundle.js
+$(APIREF)/swagger-ui-bundle.js: $(APIREF_NODE)/package.json
+	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/swagger-ui.css $(APIREF)/swagger-ui.css
+	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/LICENSE $(APIREF)/swagger-ui-LICENSE.txt
+	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/NOTICE $(APIREF)/swagger-ui-NOTICE.txt
+	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt $(APIREF)/swagger-ui-bundle.js.LICENSE.txt
+	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/swagger-ui-bundle.js $(APIREF)/swagger-ui-bundle.js
 
 ## openapi-check: the served /api/openapi.json loads in a real OpenAPI 3.1 validator
 openapi-check: $(NODE_DIR)/package.json
