@@ -24,7 +24,15 @@ run:
 ## test: vet, OpenAPI validation, every Go test against the loopback AWS
 ## emulators (race detector on), the CDK app's synth assertions and an
 ## offline `cdk synth`, the state machines in a real ASL validator
-test: vet openapi-check asl-check infra-test synth chromium unit
+test: vet readme-check openapi-check asl-check infra-test synth chromium unit
+
+## readme-check: the README's curl session, its ```sh blocks extracted in
+## order, run top to bottom against a fresh local server of its own (temp
+## data dir, free port, make run's environment), each answer checked
+## against its comment (testdata/readme/run.sh)
+.PHONY: readme-check
+readme-check:
+	GO=$(GO) testdata/readme/run.sh
 
 # Debian's Chromium, for brand_assets' screenshots and their tests
 # (headless, driven from Go by chromedp).
