@@ -107,7 +107,11 @@ func operation(rt Route, examples map[string]json.RawMessage) map[string]any {
 		}
 	}
 	success := map[string]any{"description": http.StatusText(rt.Status)}
-	if content := successContent(rt); len(content) > 0 {
+	if rt.Status >= 400 {
+		// A route whose only answer is an error (a frozen route, an
+		// immutable pipeline's 405) answers the error shape.
+		success["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}
+	} else if content := successContent(rt); len(content) > 0 {
 		if ex, ok := examples[id+"."+strconv.Itoa(rt.Status)]; ok {
 			if mt, ok := content["application/json"].(map[string]any); ok {
 				mt["example"] = ex
@@ -266,7 +270,7 @@ func structFields(t reflect.Type, request bool, open map[reflect.Type]bool, prop
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" && opts == "" {
+		if tag == "-" { // `json:"-,"` names a property "-"
 			continue
 		}
 		ft := f.Type
