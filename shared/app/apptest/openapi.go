@@ -25,8 +25,8 @@ type Doc struct {
 	spec *openapi3.T
 	mux  *http.ServeMux
 	// capture, when set (SVC_OPENAPI_EXAMPLES), is the folder where the
-	// first JSON answer of each operation and status is written: the source
-	// of the document's examples (shared/api/testdata/examples).
+	// first JSON success of each operation and status is written: the
+	// source of the document's examples (shared/api/testdata/examples).
 	capture string
 	mu      sync.Mutex
 }
@@ -159,10 +159,10 @@ func (d *Doc) find(req *http.Request) (*routers.Route, map[string]string) {
 	return &routers.Route{Spec: d.spec, Server: nil, Path: path, PathItem: item, Method: method, Operation: op}, params
 }
 
-// keep writes the first JSON answer of an operation and status to the
-// capture folder, when one is set.
+// keep writes the first JSON success of an operation and status (4 KiB at
+// most) to the capture folder, when one is set.
 func (d *Doc) keep(route *routers.Route, status int, header http.Header, body []byte) {
-	if d.capture == "" || !strings.HasPrefix(header.Get("Content-Type"), "application/json") || len(body) > 4<<10 {
+	if d.capture == "" || status >= 300 || !strings.HasPrefix(header.Get("Content-Type"), "application/json") || len(body) > 4<<10 {
 		return
 	}
 	d.mu.Lock()
