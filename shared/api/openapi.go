@@ -101,10 +101,15 @@ func operation(rt Route, examples map[string]json.RawMessage) map[string]any {
 		op["parameters"] = params
 	}
 	if rt.Request != nil {
-		op["requestBody"] = map[string]any{
-			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.Request), true)}},
+		content := map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.Request), true)}}
+		if rt.Upload != "" {
+			content["multipart/form-data"] = map[string]any{"schema": map[string]any{
+				"type":       "object",
+				"properties": map[string]any{rt.Upload: map[string]any{"type": "string", "description": "the file's bytes"}},
+				"required":   []any{rt.Upload},
+			}}
 		}
+		op["requestBody"] = map[string]any{"required": true, "content": content}
 	}
 	success := map[string]any{"description": http.StatusText(rt.Status)}
 	if rt.Status >= 400 {

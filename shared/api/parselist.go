@@ -32,7 +32,7 @@ func (s *Server) parseListRoute() Route {
 	return Route{
 		Method: http.MethodPost, Path: "/api/jobs/parse-list", Auth: Any, Tag: "jobs", MaxBody: parseListMaxBody,
 		Summary: "Parse a pasted or uploaded CSV list (header row; ',' ';' or tab; BOM detected) into items for the typed jobs",
-		Request: ParseListRequest{}, Response: ParseListBody{}, Status: http.StatusOK,
+		Request: ParseListRequest{}, Upload: "file", Response: ParseListBody{}, Status: http.StatusOK,
 		Errors: []int{400, 401, 403, 413, 422},
 		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 			src, err := parseListSource(r)

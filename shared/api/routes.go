@@ -33,6 +33,9 @@ type Route struct {
 	// formats (a download): application/json is Response's shape, the
 	// others raw bytes. It overrides ResponseType.
 	Media []string
+	// Upload names the file field of a multipart/form-data body the route
+	// accepts besides its JSON Request (an uploaded list).
+	Upload string
 	// Redirect says the route may answer 302 to the file at a signed
 	// address of the file store (on AWS) instead of the file itself.
 	Redirect bool

@@ -26,12 +26,14 @@ func fuzzBody(f *testing.F, method, path string, seeds ...string) {
 	for _, s := range append(seeds, "", "{", "null", "[]", `"x"`, "{}", `{"a":1}{"b":2}`, "\xff\xfe", `{"email":1e999}`) {
 		f.Add([]byte(s))
 	}
+	doc := e.Doc() // fetched here: a fuzz target may not call the F's methods
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req := httptest.NewRequest(method, path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.AddCookie(cookie)
 		w := httptest.NewRecorder()
 		e.App.Server.ServeHTTP(w, req)
+		apptest.Validate(t, doc, req, body, w.Code, w.Header(), w.Body.Bytes())
 		if w.Code >= 500 {
 			t.Fatalf("%s %s with %q: %d %s", method, path, body, w.Code, w.Body)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -41,6 +42,7 @@ func TestParseList(t *testing.T) {
 	}
 	fw.Write([]byte(rows.String()))
 	mw.Close()
+	sent := bytes.Clone(buf.Bytes())
 	req, _ := http.NewRequest("POST", e.Server.URL+"/api/jobs/parse-list", &buf)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	resp, err := c.HTTP.Do(req)
@@ -51,7 +53,9 @@ func TestParseList(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("upload: %d", resp.StatusCode)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.Count != 12 || len(body.Sample) != 5 || body.Items[11]["email"] != "contact@s11.example" {
+	got, _ := io.ReadAll(resp.Body)
+	apptest.Validate(t, e.Doc(), req, sent, resp.StatusCode, resp.Header, got)
+	if err := json.Unmarshal(got, &body); err != nil || body.Count != 12 || len(body.Sample) != 5 || body.Items[11]["email"] != "contact@s11.example" {
 		t.Fatalf("upload parsed %+v %v", body.Count, err)
 	}
 
