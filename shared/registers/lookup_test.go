@@ -140,7 +140,7 @@ func TestLookupCompanyFields(t *testing.T) {
 		t.Errorf("lead_status %q", co.LeadStatus)
 	}
 	vals := LegalDataValues(&co)
-	want := []string{"SAS", "", "10 à 19 salariés", "43.21A", "2016-02-01",
+	want := []string{"790000129", "SAS", "", "10 à 19 salariés", "43.21A", "2016-02-01",
 		"Sophie Claire MARTIN (Présidente de SAS); AUDIT CONSEIL RHONE (Commissaire aux comptes titulaire)",
 		"1840000", "96000", "RGE, Qualiopi", "procédure collective", "liquidation judiciaire (2026-03-04)", "2"}
 	if !slices.Equal(vals, want) {
