@@ -3,6 +3,8 @@ package apptest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -181,4 +184,51 @@ func oneLine(err error) string {
 		s = s[:1500] + "…"
 	}
 	return s
+}
+
+// ValidateGateway checks one exchange sent through the Lambda harness's
+// API Gateway (shared/app/onaws/lambdatest: an HTTP API event, payload
+// v2) like Validate. An answer of the gateway itself (a throttle, a timeout:
+// {"message"}, never the service's {detail}) is not the service's and is
+// not checked.
+func ValidateGateway(t testing.TB, d *Doc, method, path, query string, headers map[string]string, body string, resp events.APIGatewayV2HTTPResponse) {
+	t.Helper()
+	if resp.StatusCode >= 400 {
+		var own struct {
+			Message *string `json:"message"`
+			Detail  *string `json:"detail"`
+		}
+		if json.Unmarshal([]byte(resp.Body), &own) == nil && own.Message != nil && own.Detail == nil {
+			return
+		}
+	}
+	u := "http://gateway" + path
+	if query != "" {
+		u += "?" + query
+	}
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Errorf("OpenAPI: %s %s: %v", method, path, err)
+		return
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	h := http.Header{}
+	for k, v := range resp.Headers {
+		h.Set(k, v)
+	}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	out := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		if out, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
+			t.Errorf("OpenAPI: %s %s: a base64 body that does not decode: %v", method, path, err)
+			return
+		}
+	}
+	Validate(t, d, req, []byte(body), resp.StatusCode, h, out)
 }

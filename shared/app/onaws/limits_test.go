@@ -25,6 +25,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/app"
+	"github.com/prospectdata/svc/shared/app/apptest"
 	"github.com/prospectdata/svc/shared/app/onaws"
 	"github.com/prospectdata/svc/shared/app/onaws/lambdatest"
 )
@@ -63,6 +64,10 @@ type limitedStack struct {
 	sources map[string]*lambdatest.SQSSource
 	kinds   map[string]kindStat // worker invocations by message kind
 	stop    func()
+	// The served OpenAPI document (doc).
+	docOnce sync.Once
+	openapi *apptest.Doc
+	docErr  error
 }
 
 // kindStat times the invocations of one kind of message.
@@ -261,7 +266,25 @@ func (s *limitedStack) call(method, path, query, body string, headers map[string
 	if body != "" {
 		h["Content-Type"] = "application/json"
 	}
-	return s.gw.Serve(s.ctx, s.api(api.GroupOf(path)), lambdatest.HTTPEvent(method, path, query, h, nil, body))
+	resp := s.gw.Serve(s.ctx, s.api(api.GroupOf(path)), lambdatest.HTTPEvent(method, path, query, h, nil, body))
+	if d := s.doc(); d != nil && path != "/api/openapi.json" {
+		apptest.ValidateGateway(s.rt.t, d, method, path, query, h, body, resp)
+	}
+	return resp
+}
+
+// doc is the OpenAPI document the stack serves, fetched through the
+// gateway once: every exchange of call is checked against it.
+func (s *limitedStack) doc() *apptest.Doc {
+	s.docOnce.Do(func() {
+		r := s.gw.Serve(s.ctx, s.api(api.GroupOf("/api/openapi.json")), lambdatest.HTTPEvent("GET", "/api/openapi.json", "", map[string]string{}, nil, ""))
+		s.openapi, s.docErr = apptest.LoadDoc([]byte(r.Body))
+	})
+	if s.docErr != nil {
+		s.rt.t.Errorf("the served OpenAPI document: %v", s.docErr) // call may run off the test's goroutine
+		return nil
+	}
+	return s.openapi
 }
 
 // idle reports whether every event source is idle and its queue empty
