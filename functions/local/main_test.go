@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prospectdata/svc/shared/app/apptest"
 )
 
 // buildServer compiles this command once per test binary run.
@@ -185,7 +187,7 @@ func scrapeRun(t *testing.T, p *proc, dataDir string, body map[string]any) (*htt
 func signup(t *testing.T, p *proc, dataDir, email string) (*http.Client, func(path string, v any) map[string]any) {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
+	c := apptest.CheckedClient(t, jar) // every exchange checked against the served OpenAPI document
 	base := "http://" + p.addr
 	do := func(path string, v any) map[string]any {
 		b, _ := json.Marshal(v)

@@ -31,6 +31,12 @@ func (s *Server) companyRoutes() []Route {
 			Method: http.MethodGet, Path: "/api/company/search", Auth: Any, Tag: "company",
 			Summary: "The company of a name in a postcode or commune (query name, and postcode or commune; address " +
 				"helps between homonyms): the registers' best match, with how it matched",
+			Query: []Param{
+				{Name: "name", Type: "string", Doc: "the company's name, 1 to 200 characters (required)"},
+				{Name: "postcode", Type: "string", Doc: "its postcode (this or commune is required)"},
+				{Name: "commune", Type: "string", Doc: "its commune (this or postcode is required)"},
+				{Name: "address", Type: "string", Doc: "its street address, to choose between namesakes"},
+			},
 			Response: registers.Company{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422, 503},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				q := r.URL.Query()

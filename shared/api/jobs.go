@@ -66,7 +66,11 @@ func (s *Server) jobRoutes() []Route {
 		},
 		{
 			Method: http.MethodGet, Path: "/api/jobs", Auth: Any, Tag: "jobs",
-			Summary:  "Your jobs, most recent first (limit 1..500, default 100; offset)",
+			Summary: "Your jobs, most recent first (limit 1..500, default 100; offset)",
+			Query: []Param{
+				{Name: "limit", Type: "integer", Default: 100, Doc: "jobs in the page; clamped to 1..500"},
+				{Name: "offset", Type: "integer", Default: 0, Min: bound(0), Doc: "jobs skipped, most recent first"},
+			},
 			Response: []jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 422},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				limit, err := intParam(r, "limit", 100)
@@ -160,7 +164,10 @@ func (s *Server) jobRoutes() []Route {
 			Method: http.MethodGet, Path: "/api/jobs/{id}/download", Auth: Any, Tag: "jobs",
 			Summary: "The job's output: format csv (default), json or xlsx; a redirect to the file where the store can sign one. " +
 				"On AWS a JSON or XLSX not made yet (a worker makes both after the CSV) answers 400 with Retry-After (docs/files.md)",
-			Media:    []string{"text/csv", "application/json", export.XLSX.MediaType()},
+			Media: []string{"text/csv", "application/json", export.XLSX.MediaType()},
+			Query: []Param{
+				{Name: "format", Type: "string", Enum: []string{"csv", "json", "xlsx"}, Default: "csv", Doc: "the file's format"},
+			},
 			Response: []map[string]any{}, Redirect: true, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				d, err := js.Download(r.Context(), c.User.ID, r.PathValue("id"), r.URL.Query().Get("format"))
@@ -184,6 +191,10 @@ func (s *Server) jobRoutes() []Route {
 			Summary: "A page of the job's rows: {count, total, offset, items} (offset ≥ 0; limit 1..100000, omitted: every row). " +
 				"On AWS a page also stops before 5.5 MiB (Lambda's 6 MB response cap), so count may be below limit: " +
 				"more pages remain while offset + count is below total (docs/files.md)",
+			Query: []Param{
+				{Name: "offset", Type: "integer", Default: 0, Min: bound(0), Doc: "rows skipped"},
+				{Name: "limit", Type: "integer", Min: bound(1), Max: bound(100000), Doc: "rows at most in the page; omitted: every row"},
+			},
 			Response: ItemsPage{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410, 422},
 			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 				offset, err := intParam(r, "offset", 0)

@@ -97,6 +97,9 @@ func operation(rt Route, examples map[string]json.RawMessage) map[string]any {
 			"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"},
 		})
 	}
+	for _, q := range rt.Query {
+		params = append(params, queryParam(q))
+	}
 	if len(params) > 0 {
 		op["parameters"] = params
 	}
@@ -321,4 +324,28 @@ func nullable(s map[string]any) map[string]any {
 		// {} already accepts null
 	}
 	return s
+}
+
+// queryParam is the document's parameter object of a route's query
+// parameter: optional (every one has a default or is one of a choice the
+// route names), with its domain.
+func queryParam(q Param) map[string]any {
+	schema := map[string]any{"type": q.Type}
+	if len(q.Enum) > 0 {
+		enum := make([]any, len(q.Enum))
+		for i, v := range q.Enum {
+			enum[i] = v
+		}
+		schema["enum"] = enum
+	}
+	if q.Min != nil {
+		schema["minimum"] = *q.Min
+	}
+	if q.Max != nil {
+		schema["maximum"] = *q.Max
+	}
+	if q.Default != nil {
+		schema["default"] = q.Default
+	}
+	return map[string]any{"name": q.Name, "in": "query", "required": false, "description": q.Doc, "schema": schema}
 }

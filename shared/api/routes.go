@@ -39,10 +39,26 @@ type Route struct {
 	// Redirect says the route may answer 302 to the file at a signed
 	// address of the file store (on AWS) instead of the file itself.
 	Redirect bool
-	Status   int   // success status
-	Errors   []int // documented error statuses
-	Handle   func(w http.ResponseWriter, r *http.Request, c *Caller) error
+	// Query lists the query parameters the route reads, for the document
+	// (a generated client's arguments).
+	Query  []Param
+	Status int   // success status
+	Errors []int // documented error statuses
+	Handle func(w http.ResponseWriter, r *http.Request, c *Caller) error
 }
+
+// Param is a query parameter of a route: its name, JSON Schema type
+// (integer, string, boolean) and what it does; Enum, Min, Max and Default
+// are its domain where it has one.
+type Param struct {
+	Name, Type, Doc string
+	Enum            []string
+	Min, Max        *int
+	Default         any
+}
+
+// bound is n as a Param bound.
+func bound(n int) *int { return &n }
 
 // table is the route table of everything this service serves.
 func (s *Server) table() []Route {

@@ -32,7 +32,11 @@ func (s *Server) streamRoute() Route {
 	js := s.d.Jobs
 	return Route{
 		Method: http.MethodGet, Path: "/api/jobs/{id}/stream", Auth: Any, Tag: "jobs",
-		Summary:      "Server-sent events of a job: status, log, progress, done, error; resume with Last-Event-ID or since; tail N logs on first load",
+		Summary: "Server-sent events of a job: status, log, progress, done, error; resume with Last-Event-ID or since; tail N logs on first load",
+		Query: []Param{
+			{Name: "since", Type: "integer", Default: 0, Doc: "resume after this log id (the Last-Event-ID header wins)"},
+			{Name: "tail", Type: "integer", Default: 0, Doc: "on first load, the last N logs instead of the whole history; ignored when resuming"},
+		},
 		ResponseType: "text/event-stream", Status: http.StatusOK, Errors: []int{401, 403, 404, 422},
 		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
 			since, err := intParam(r, "since", 0)

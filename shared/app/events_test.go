@@ -117,7 +117,7 @@ func TestEventFeed(t *testing.T) {
 		{"/api/events?types=job.failed&types=+veille.run_completed,", []int64{2, 4}, 4, 4},
 		{"/api/events?types=job.cancelled", []int64{}, 0, 0},
 		{"/api/events?order=desc&limit=2", []int64{4, 3}, 3, 4},
-		{"/api/events?order=asc&since_id=0&limit=50&cache=1", []int64{1, 2, 3, 4}, 4, 4},
+		{"/api/events?order=asc&since_id=0&limit=50", []int64{1, 2, 3, 4}, 4, 4},
 	}
 	for name, cl := range map[string]*apptest.Client{"session": c, "key": key} {
 		for _, tt := range tests {

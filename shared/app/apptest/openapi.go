@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,16 @@ func (d *Doc) Check(req *http.Request, reqBody []byte, status int, header http.H
 	var out []string
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && status < 400 {
 		out = append(out, "the service accepted a request the document refuses: "+oneLine(err))
+	}
+	// The validator lets unknown query parameters through; a parameter a
+	// test sends and the service answers must be one the document names,
+	// or a generated client could not send it.
+	if status < 400 {
+		for name := range req.URL.Query() {
+			if route.Operation.Parameters.GetByInAndName(openapi3.ParameterInQuery, name) == nil {
+				out = append(out, "query parameter "+strconv.Quote(name)+" is not in the document")
+			}
+		}
 	}
 	// Bodies of 1xx, 204 and 304 are empty by definition; a HEAD has none.
 	resp := &openapi3filter.ResponseValidationInput{
