@@ -14,8 +14,10 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
-func (r *recorder) Helper()                           {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Helper() {}
 
 const miniDoc = `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/api/things/{id}":{"get":{
  "parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}},
