@@ -122,6 +122,7 @@ type Gazetteer struct {
 	bounds    []orb.Bound
 	countries []ID          // by name
 	alpha2    map[string]ID // two-letter upper-case country aliases
+	communes  communeIndexes
 }
 
 // nameIndex is one country's names sorted by Norm, then most populous
