@@ -73,6 +73,29 @@ type Plan struct {
 	// Problems are the hard blockers of the estimate: unknown zones,
 	// empty lists, an empty grid, a cost over the quota.
 	Problems []apperr.FieldError
+
+	// admits is the resolver's address evidence (zones.Resolver.Admits);
+	// nil on a plan built by hand, which then trusts the grid alone.
+	admits func(zones.Zone, string) bool
+}
+
+// ZonesAt returns the zones (ascending indexes) a place at pt with the
+// given address belongs to: those whose shape holds pt (Grid.Locate) and
+// whose address evidence does not name a commune, arrondissement or
+// department outside them (zones.Resolver.Admits). None means the place is
+// out of the request.
+func (p *Plan) ZonesAt(pt orb.Point, address string) []int {
+	zs := p.Grid.Locate(pt)
+	if p.admits == nil {
+		return zs
+	}
+	out := zs[:0]
+	for _, i := range zs {
+		if p.admits(p.Zones[i], address) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Valid tells whether the plan can run.
@@ -130,7 +153,7 @@ func (s *Service) plan(set Settings) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Settings: set}
+	p := &Plan{Settings: set, admits: gz.r.Admits}
 	if len(set.Queries) == 0 {
 		p.Problems = append(p.Problems, apperr.Field("queries", "au moins une requête", "at least one query"))
 	}
