@@ -276,7 +276,9 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 		kept := 0
 		for _, pl := range r.places {
 			pt := orb.Point{pl.Lon, pl.Lat}
-			zs := p.Grid.Locate(pt)
+			// In a zone by its shape and by its address (a row whose
+			// address names another commune is out: scrape.Plan.ZonesAt).
+			zs := p.ZonesAt(pt, pl.Address)
 			if len(zs) == 0 || pl.ID == "" {
 				continue
 			}
