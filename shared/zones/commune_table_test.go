@@ -151,4 +151,3 @@ func tableScrape(t *testing.T, c *apptest.Client, query, zone string) []tableRow
 	}
 	return rows
 }
-
