@@ -69,7 +69,10 @@ type Review struct {
 	Author string  `json:"author"`
 	Rating float64 `json:"rating"`
 	Text   string  `json:"text"`
-	Time   string  `json:"time"` // RFC 3339
+	// Language is the BCP 47 code of Text ("fr"), "" when the provider
+	// does not tell: the review as its author wrote it, not a translation.
+	Language string `json:"language,omitempty"`
+	Time     string `json:"time"` // RFC 3339
 	// OwnerReplied says whether the owner answered the review; nil when
 	// the provider does not tell (Places API returns no owner answers).
 	OwnerReplied *bool `json:"owner_replied,omitempty"`

@@ -14,13 +14,19 @@
 // provider.ErrClosed.
 //
 // Reviews is one Place Details request (GET /v1/places/{id}) with the field
-// mask "reviews": the API returns at most 5 reviews of a place.
+// mask "reviews" and Options.PlaceLanguage: the API returns at most 5
+// reviews of a place; each keeps its originalText and language.
 //
 // Cost: one request per search page and nothing else, and one per Place
 // or Reviews call. A page with fewer than 20 places, or without a token,
 // is the search's last: its NextPageToken is "", so the caller never pays
 // for an empty next page. Text Search lists at most 60 places over 3 pages
 // (Limits().Cap).
+//
+// Rows: the phone is the international number (or the national one parsed
+// with the place's own country), a permanently closed place is dropped
+// from its page, a category without Google's label is read from the type
+// code in the request's language (docs/google-places.md).
 //
 // Failures: 429 (a per-minute quota), 408 and 5xx answers and network
 // timeouts are retried with exponential backoff and jitter (Retry-After
@@ -67,12 +73,14 @@ const (
 
 // SearchFieldMask is the X-Goog-FieldMask of Text Search: the fields
 // provider.Place needs, and nextPageToken (without it the response carries
-// no token). internationalPhoneNumber and types are fallbacks of
-// nationalPhoneNumber and primaryTypeDisplayName, in the same or a lower SKU.
+// no token). nationalPhoneNumber and addressComponents (the place's own
+// country) read a number that has no international form; types is the
+// fallback of primaryTypeDisplayName; businessStatus drops permanently
+// closed places. All are in the same or a lower SKU than the phone.
 const SearchFieldMask = "places.id,places.displayName,places.formattedAddress," +
 	"places.nationalPhoneNumber,places.internationalPhoneNumber,places.websiteUri," +
 	"places.rating,places.userRatingCount,places.primaryTypeDisplayName,places.types," +
-	"places.location,places.googleMapsUri,nextPageToken"
+	"places.location,places.googleMapsUri,places.addressComponents,places.businessStatus,nextPageToken"
 
 // ReviewsFieldMask is the X-Goog-FieldMask of Place Details for Reviews.
 const ReviewsFieldMask = "reviews"

@@ -191,7 +191,8 @@ func TestNew(t *testing.T) {
 // wantMask is the field mask, spelled out: changing it changes the bill.
 const wantMask = "places.id,places.displayName,places.formattedAddress,places.nationalPhoneNumber," +
 	"places.internationalPhoneNumber,places.websiteUri,places.rating,places.userRatingCount," +
-	"places.primaryTypeDisplayName,places.types,places.location,places.googleMapsUri,nextPageToken"
+	"places.primaryTypeDisplayName,places.types,places.location,places.googleMapsUri,places.addressComponents," +
+	"places.businessStatus,nextPageToken"
 
 func TestSearchRequest(t *testing.T) {
 	tests := []struct {
@@ -338,35 +339,35 @@ func TestSearchMapsPlaces(t *testing.T) {
 	}{
 		{"every field", 0, provider.Place{
 			ID: "ChIJMuHbEL31IeL2HPcHyGcFRl1", Name: "Boulangerie du Palais",
-			Address: "19 Rue de la République, 69002 Lyon, France", Phone: "04 77 16 19 78",
+			Address: "19 Rue de la République, 69002 Lyon", Phone: "+33 4 77 16 19 78",
 			Website: "https://www.boulangerie-du-palais.fr/", Rating: 4.3, ReviewCount: 1159,
 			Category: "Boulangerie", Lat: 45.754715, Lon: 4.8295255,
 			MapsURL: "https://www.google.com/maps/search/?api=1&query=Boulangerie+du+Palais&query_place_id=ChIJMuHbEL31IeL2HPcHyGcFRl1",
 		}},
 		{"international phone when no national one", 3, provider.Place{
 			ID: "ChIJzjR3j1twdTKWTddB_XhkAS1", Name: "Le Fournil de Bellecour",
-			Address: "69 Quai Saint-Antoine, 69002 Lyon, France", Phone: "+33 4 75 20 31 67",
+			Address: "69 Quai Saint-Antoine, 69002 Lyon", Phone: "+33 4 75 20 31 67",
 			Website: "https://www.le-fournil-de-bellecour.fr/", Rating: 4.1, ReviewCount: 269,
 			Category: "Boulangerie", Lat: 45.7569369, Lon: 4.8525045,
 			MapsURL: "https://www.google.com/maps/search/?api=1&query=Le+Fournil+de+Bellecour&query_place_id=ChIJzjR3j1twdTKWTddB_XhkAS1",
 		}},
 		{"no phone, website nor rating", 7, provider.Place{
 			ID: "ChIJPxZ9W3qLy7zKUVQDT7S8sTQ", Name: "La Mie des Jacobins",
-			Address: "3 Rue Paul Chenavard, 69002 Lyon, France", Category: "Boulangerie",
+			Address: "3 Rue Paul Chenavard, 69002 Lyon", Category: "Boulangerie",
 			Lat: 45.7593842, Lon: 4.8445893, MapsURL: "https://www.google.com/maps/search/?api=1&query=La+Mie+des+Jacobins&query_place_id=ChIJPxZ9W3qLy7zKUVQDT7S8sTQ",
 		}},
 		{"category from the first type", 11, provider.Place{
 			ID: "ChIJNKhiFXiQ2hzT-pLjHX2JiCL", Name: "Aux Délices de Sala",
-			Address: "34 Cours de la Liberté, 69002 Lyon, France", Phone: "04 76 18 24 39",
+			Address: "34 Cours de la Liberté, 69002 Lyon", Phone: "+33 4 76 18 24 39",
 			Website: "https://www.aux-delices-de-sala.fr/", Rating: 3.7, ReviewCount: 148,
-			Category: "bakery", Lat: 45.7549449, Lon: 4.8437178,
+			Category: "Boulangerie", Lat: 45.7549449, Lon: 4.8437178,
 			MapsURL: "https://www.google.com/maps/search/?api=1&query=Aux+D%C3%A9lices+de+Sala&query_place_id=ChIJNKhiFXiQ2hzT-pLjHX2JiCL",
 		}},
 		{"category skips generic types", 15, provider.Place{
 			ID: "ChIJ-TkSF2RCdKDFRuNw5GCf_hA", Name: "Boulangerie Garibaldi",
-			Address: "59 Rue Duguesclin, 69003 Lyon, France", Phone: "04 77 86 59 51",
+			Address: "59 Rue Duguesclin, 69003 Lyon", Phone: "+33 4 77 86 59 51",
 			Website: "https://www.boulangerie-garibaldi.fr/", Rating: 4.6, ReviewCount: 1362,
-			Category: "bakery", Lat: 45.7705974, Lon: 4.8296576,
+			Category: "Boulangerie", Lat: 45.7705974, Lon: 4.8296576,
 			MapsURL: "https://www.google.com/maps/search/?api=1&query=Boulangerie+Garibaldi&query_place_id=ChIJ-TkSF2RCdKDFRuNw5GCf_hA",
 		}},
 	}
@@ -725,11 +726,11 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 func TestReviews(t *testing.T) {
 	const id = "ChIJMuHbEL31IeL2HPcHyGcFRl1"
 	all := []provider.Review{
-		{Author: "Julien Marchetti", Rating: 4, Text: "Très bonnes viennoiseries, un peu d'attente le dimanche matin.", Time: "2026-09-08T16:05:44Z"},
-		{Author: "Inès Benali", Rating: 5, Text: "Tarte aux pralines parfaite.", Time: "2026-09-01T09:12:30Z"},
-		{Author: "Camille Rousset", Rating: 5, Text: "Le meilleur pain de la Presqu'île, croûte croustillante et mie alvéolée. Accueil souriant même à 7 h.", Time: "2026-06-02T07:41:19Z"},
+		{Author: "Julien Marchetti", Rating: 4, Text: "Très bonnes viennoiseries, un peu d'attente le dimanche matin.", Language: "fr", Time: "2026-09-08T16:05:44Z"},
+		{Author: "Inès Benali", Rating: 5, Text: "Tarte aux pralines parfaite.", Language: "fr", Time: "2026-09-01T09:12:30Z"},
+		{Author: "Camille Rousset", Rating: 5, Text: "Le meilleur pain de la Presqu'île, croûte croustillante et mie alvéolée. Accueil souriant même à 7 h.", Language: "fr", Time: "2026-06-02T07:41:19Z"},
 		{Author: "Marc D.", Rating: 3, Time: "2026-04-17T18:47:55Z"},
-		{Author: "Oliver Hart", Rating: 2, Text: "Bread was stale by noon and the staff seemed rushed.", Time: "2025-08-21T11:32:07Z"},
+		{Author: "Oliver Hart", Rating: 2, Text: "Bread was stale by noon and the staff seemed rushed.", Language: "en", Time: "2025-08-21T11:32:07Z"},
 	}
 	tests := []struct {
 		name      string

@@ -14,23 +14,13 @@ import (
 // PlaceFieldMask is the X-Goog-FieldMask of Place Details for Place: the
 // fields of SearchFieldMask without their "places." prefix (Place Details
 // answers a Place, not a list), so that a looked-up place maps exactly as
-// a search result does, plus businessStatus, which tells a closed place
-// from an open one. businessStatus is a Place Details Pro field: the
+// a search result does, businessStatus included, which tells a closed
+// place from an open one. businessStatus is a Place Details Pro field: the
 // lookup bills as Place Details Enterprise, the tier of the phone, website
 // and rating fields, as the search bills as Text Search Enterprise
 // (docs/google-places.md).
 const PlaceFieldMask = "id,displayName,formattedAddress,nationalPhoneNumber,internationalPhoneNumber," +
-	"websiteUri,rating,userRatingCount,primaryTypeDisplayName,types,location,googleMapsUri,businessStatus"
-
-// statusClosedPermanently is the businessStatus of a place that closed for
-// good. CLOSED_TEMPORARILY and OPERATIONAL places are still listed.
-const statusClosedPermanently = "CLOSED_PERMANENTLY"
-
-// detailsPlace is a Place Details answer under PlaceFieldMask.
-type detailsPlace struct {
-	place
-	BusinessStatus string `json:"businessStatus"`
-}
+	"websiteUri,rating,userRatingCount,primaryTypeDisplayName,types,location,googleMapsUri,addressComponents,businessStatus"
 
 // Place returns the place's current listing: one Place Details request
 // (GET /v1/places/{id}), mapped as a search result is. A place whose
@@ -45,19 +35,8 @@ func (c *Client) Place(ctx context.Context, placeID string) (provider.Place, err
 	if err != nil {
 		return provider.Place{}, fmt.Errorf("google places: place: %w", err)
 	}
-	q := url.Values{}
-	if c.language != "" {
-		q.Set("languageCode", c.language)
-	}
-	if c.region != "" {
-		q.Set("regionCode", c.region)
-	}
-	path := "/v1/places/" + url.PathEscape(id)
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	var out detailsPlace
-	if err := c.call(ctx, http.MethodGet, path, PlaceFieldMask, nil, &out); err != nil {
+	var out place
+	if err := c.call(ctx, http.MethodGet, c.detailsPath(id), PlaceFieldMask, nil, &out); err != nil {
 		if notFound(err) {
 			return provider.Place{}, fmt.Errorf("google places: place %q: %w (%w)", id, provider.ErrNotFound, err)
 		}
@@ -71,7 +50,25 @@ func (c *Client) Place(ctx context.Context, placeID string) (provider.Place, err
 		// place asked for.
 		out.ID = id
 	}
-	return out.toPlace(), nil
+	return out.toPlace(c.language), nil
+}
+
+// detailsPath is the Place Details path of the place, with the lookups'
+// languageCode and regionCode (Options.PlaceLanguage, PlaceCountry) when
+// set.
+func (c *Client) detailsPath(id string) string {
+	q := url.Values{}
+	if c.language != "" {
+		q.Set("languageCode", c.language)
+	}
+	if c.region != "" {
+		q.Set("regionCode", c.region)
+	}
+	path := "/v1/places/" + url.PathEscape(id)
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return path
 }
 
 // placeName is the id of a place id or resource name ("places/{id}"), for

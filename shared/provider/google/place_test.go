@@ -15,20 +15,20 @@ import (
 // wantPlaceMask is Place's field mask, spelled out: changing it changes
 // the bill.
 const wantPlaceMask = "id,displayName,formattedAddress,nationalPhoneNumber,internationalPhoneNumber," +
-	"websiteUri,rating,userRatingCount,primaryTypeDisplayName,types,location,googleMapsUri,businessStatus"
+	"websiteUri,rating,userRatingCount,primaryTypeDisplayName,types,location,googleMapsUri,addressComponents,businessStatus"
 
 // palais is the first place of testdata/search_page1.json, as
 // testdata/details_place.json shows it later: more reviews, a new rating.
 var palais = provider.Place{
 	ID: "ChIJMuHbEL31IeL2HPcHyGcFRl1", Name: "Boulangerie du Palais",
-	Address: "19 Rue de la République, 69002 Lyon, France", Phone: "04 77 16 19 78",
+	Address: "19 Rue de la République, 69002 Lyon", Phone: "+33 4 77 16 19 78",
 	Website: "https://www.boulangerie-du-palais.fr/", Rating: 4.4, ReviewCount: 1187,
 	Category: "Boulangerie", Lat: 45.754715, Lon: 4.8295255,
 	MapsURL: "https://www.google.com/maps/search/?api=1&query=Boulangerie+du+Palais&query_place_id=ChIJMuHbEL31IeL2HPcHyGcFRl1",
 }
 
 // TestPlaceFieldMask: the lookup asks for the fields a search result maps,
-// and businessStatus, nothing more.
+// businessStatus included, nothing more.
 func TestPlaceFieldMask(t *testing.T) {
 	var want []string
 	for f := range strings.SplitSeq(google.SearchFieldMask, ",") {
@@ -36,9 +36,8 @@ func TestPlaceFieldMask(t *testing.T) {
 			want = append(want, strings.TrimPrefix(f, "places."))
 		}
 	}
-	want = append(want, "businessStatus")
 	if got := strings.Join(want, ","); google.PlaceFieldMask != got {
-		t.Errorf("PlaceFieldMask = %q, want the search's fields and businessStatus, %q", google.PlaceFieldMask, got)
+		t.Errorf("PlaceFieldMask = %q, want the search's fields, %q", google.PlaceFieldMask, got)
 	}
 	if google.PlaceFieldMask != wantPlaceMask {
 		t.Errorf("PlaceFieldMask = %q", google.PlaceFieldMask)
@@ -89,7 +88,7 @@ func TestPlaceRequest(t *testing.T) {
 // served as Place Details answers, maps to the page's Place.
 func TestPlaceMapsLikeSearch(t *testing.T) {
 	f := newFakeAPI(t, reply{status: 200, fixture: "search_page1.json"})
-	c := newClient(t, f, google.Options{})
+	c := newClient(t, f, google.Options{PlaceLanguage: "fr"})
 	page, err := c.Search(context.Background(), lyonRequest())
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +124,7 @@ func TestPlaceMapsLikeSearch(t *testing.T) {
 func TestPlace(t *testing.T) {
 	jacobins := provider.Place{
 		ID: "ChIJPxZ9W3qLy7zKUVQDT7S8sTQ", Name: "La Mie des Jacobins",
-		Address: "3 Rue Paul Chenavard, 69002 Lyon, France", Category: "bakery",
+		Address: "3 Rue Paul Chenavard, 69002 Lyon", Category: "Bakery",
 		Lat: 45.7593842, Lon: 4.8445893,
 		MapsURL: "https://www.google.com/maps/search/?api=1&query=La+Mie+des+Jacobins&query_place_id=ChIJPxZ9W3qLy7zKUVQDT7S8sTQ",
 	}

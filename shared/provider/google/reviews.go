@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"time"
 
@@ -26,7 +25,10 @@ type detailsResponse struct {
 }
 
 // Reviews returns up to max of the place's reviews, newest first: one Place
-// Details request, asking only for reviews. The API returns at most 5 (its
+// Details request, asking only for reviews, in Options.PlaceLanguage (the
+// API translates text into it). Each review keeps originalText, the words
+// its author wrote, with their language; the translated text is read only
+// when there is no original. The API returns at most 5 (its
 // most relevant ones, which this sorts by date). An id the API does not know
 // (404) wraps provider.ErrNotFound. max ≤ 0 sends nothing.
 func (c *Client) Reviews(ctx context.Context, placeID string, max int) ([]provider.Review, error) {
@@ -38,7 +40,7 @@ func (c *Client) Reviews(ctx context.Context, placeID string, max int) ([]provid
 		return nil, fmt.Errorf("google places: reviews: %w", err)
 	}
 	var out detailsResponse
-	err = c.call(ctx, http.MethodGet, "/v1/places/"+url.PathEscape(id), ReviewsFieldMask, nil, &out)
+	err = c.call(ctx, http.MethodGet, c.detailsPath(id), ReviewsFieldMask, nil, &out)
 	if err != nil {
 		if notFound(err) {
 			return nil, fmt.Errorf("google places: reviews of %q: %w (%w)", id, provider.ErrNotFound, err)
@@ -53,10 +55,10 @@ func (c *Client) Reviews(ctx context.Context, placeID string, max int) ([]provid
 	for _, r := range out.Reviews {
 		d := dated{r: provider.Review{Author: r.AuthorAttribution.DisplayName, Rating: r.Rating}}
 		switch {
-		case r.Text != nil && r.Text.Text != "":
-			d.r.Text = r.Text.Text
-		case r.OriginalText != nil:
-			d.r.Text = r.OriginalText.Text
+		case r.OriginalText != nil && r.OriginalText.Text != "":
+			d.r.Text, d.r.Language = r.OriginalText.Text, r.OriginalText.LanguageCode
+		case r.Text != nil:
+			d.r.Text, d.r.Language = r.Text.Text, r.Text.LanguageCode
 		}
 		if t, err := time.Parse(time.RFC3339Nano, r.PublishTime); err == nil {
 			d.t = t.UTC()

@@ -44,7 +44,8 @@ type latLng struct {
 }
 
 type localizedText struct {
-	Text string `json:"text"`
+	Text         string `json:"text"`
+	LanguageCode string `json:"languageCode"`
 }
 
 // place is the part of a Places API Place that SearchFieldMask asks for.
@@ -61,6 +62,10 @@ type place struct {
 	Types                    []string       `json:"types"`
 	Location                 *latLng        `json:"location"`
 	GoogleMapsURI            string         `json:"googleMapsUri"`
+	// AddressComponents name the place's country (phone); BusinessStatus
+	// tells a permanently closed place (dropped).
+	AddressComponents []addressComponent `json:"addressComponents"`
+	BusinessStatus    string             `json:"businessStatus"`
 }
 
 type searchResponse struct {
@@ -86,10 +91,12 @@ func (c *Client) Search(ctx context.Context, r provider.Request) (provider.Page,
 	}
 	page := provider.Page{Places: make([]provider.Place, 0, len(out.Places))}
 	for _, p := range out.Places {
-		if p.ID != "" {
-			page.Places = append(page.Places, p.toPlace())
+		if p.ID != "" && p.BusinessStatus != statusClosedPermanently {
+			page.Places = append(page.Places, p.toPlace(body.LanguageCode))
 		}
 	}
+	// A page continues on what the API listed, closed places included: a
+	// full page whose closed places were dropped still has more behind it.
 	if len(out.Places) >= PageSize {
 		page.NextPageToken = out.NextPageToken
 	}
@@ -153,18 +160,22 @@ func regionCode(country string) (string, error) {
 	return r.String(), nil
 }
 
-// genericTypes are the types every business has; the category comes from
-// another one.
-var genericTypes = map[string]bool{"point_of_interest": true, "establishment": true}
+// statusClosedPermanently is the businessStatus of a place that closed for
+// good: a search drops it, a lookup fails with provider.ErrClosed.
+// CLOSED_TEMPORARILY and OPERATIONAL places are kept.
+const statusClosedPermanently = "CLOSED_PERMANENTLY"
 
-func (p place) toPlace() provider.Place {
+// toPlace maps a place of the API; lang is the request's languageCode,
+// the language of a category read from a type code.
+func (p place) toPlace(lang string) provider.Place {
 	out := provider.Place{
 		ID:          p.ID,
 		Address:     p.FormattedAddress,
-		Phone:       p.NationalPhoneNumber,
+		Phone:       p.phone(),
 		Website:     p.WebsiteURI,
 		Rating:      p.Rating,
 		ReviewCount: p.UserRatingCount,
+		Category:    p.category(lang),
 		MapsURL:     p.GoogleMapsURI,
 	}
 	if p.DisplayName != nil {
@@ -173,30 +184,8 @@ func (p place) toPlace() provider.Place {
 	if p.ID != "" {
 		out.MapsURL = MapsLink(out.Name, p.ID)
 	}
-	if out.Phone == "" {
-		out.Phone = p.InternationalPhoneNumber
-	}
-	if p.PrimaryTypeDisplayName != nil {
-		out.Category = p.PrimaryTypeDisplayName.Text
-	}
-	if out.Category == "" {
-		out.Category = firstType(p.Types)
-	}
 	if p.Location != nil {
 		out.Lat, out.Lon = p.Location.Latitude, p.Location.Longitude
 	}
 	return out
-}
-
-// firstType is the first specific type, else the first one.
-func firstType(types []string) string {
-	for _, t := range types {
-		if !genericTypes[t] {
-			return t
-		}
-	}
-	if len(types) > 0 {
-		return types[0]
-	}
-	return ""
 }

@@ -30,16 +30,40 @@ type APIError struct {
 	Status     string // the API's code: INVALID_ARGUMENT, PERMISSION_DENIED…
 	Message    string
 	// Reason is ErrorInfo's reason (API_KEY_INVALID, SERVICE_DISABLED,
-	// RATE_LIMIT_EXCEEDED…), QuotaLimit its quota_limit metadata
-	// (SearchTextRequestPerMinutePerProject…); "" when absent.
-	Reason     string
-	QuotaLimit string
+	// RATE_LIMIT_EXCEEDED…), QuotaLimit, QuotaMetric and QuotaUnit its
+	// quota_limit (SearchTextRequestPerMinutePerProject…), quota_metric
+	// (places.googleapis.com/search_text_requests) and quota_unit
+	// (1/min/{project}, 1/d/{project}) metadata; "" when absent.
+	Reason      string
+	QuotaLimit  string
+	QuotaMetric string
+	QuotaUnit   string
 	// retryAfter is the answer's Retry-After (0 when absent).
 	retryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
 	s := fmt.Sprintf("google places: HTTP %d", e.StatusCode)
+	if e.Daily() {
+		// The job stops on it: say what ran out and what mends it.
+		q := e.QuotaLimit
+		if q == "" {
+			q = e.QuotaMetric
+		}
+		if q != "" {
+			q = " " + q
+		}
+		s = "google places: the daily quota" + q + " of the project is exhausted; requests are refused until it resets " +
+			"(midnight Pacific time) or is raised in the Google Cloud console (HTTP 429"
+		if e.Reason != "" {
+			s += " " + e.Reason
+		}
+		s += ")"
+		if e.Message != "" {
+			s += ": " + e.Message
+		}
+		return s
+	}
 	if e.Status != "" {
 		s += " " + e.Status
 	}
@@ -69,20 +93,29 @@ func (e *APIError) Refused() bool {
 	case e.StatusCode == http.StatusBadRequest:
 		return e.Reason == "API_KEY_INVALID" || strings.Contains(e.Message, "API key not valid")
 	case e.StatusCode == http.StatusTooManyRequests:
-		return dailyQuota(e.QuotaLimit, e.Message)
+		return e.Daily()
 	}
 	return false
 }
 
-// dailyQuota tells a quota counted per day (a cap the project set) from
-// the per-minute ones: by its limit's name (…PerDayPerProject) or, when the
-// answer has no ErrorInfo, by its message ("… per day' of service …").
-func dailyQuota(limit, message string) bool {
-	l := strings.ToLower(limit)
-	if l != "" {
+// Daily reports a 429 of a quota counted per day (a cap the project set),
+// which no retry mends before the next day, as opposed to the per-minute
+// ones. The ErrorInfo decides: its quota_unit (1/d/{project} against
+// 1/min/{project}), else its quota_limit's name (…PerDayPerProject);
+// an answer without either is read from its message ("… per day' of
+// service …"). Anything else is per minute: retried.
+func (e *APIError) Daily() bool {
+	if e.StatusCode != http.StatusTooManyRequests {
+		return false
+	}
+	if u := strings.ToLower(e.QuotaUnit); u != "" {
+		return strings.Contains(u, "/d/") || strings.HasSuffix(u, "/d") || strings.Contains(u, "/day")
+	}
+	if l := strings.ToLower(e.QuotaLimit); l != "" {
 		return strings.Contains(l, "perday") || strings.Contains(l, "per day")
 	}
-	return strings.Contains(strings.ToLower(message), "per day")
+	m := strings.ToLower(e.Message)
+	return strings.Contains(m, "per day") || strings.Contains(m, "daily")
 }
 
 // Unwrap is the provider's class of the answer.
@@ -274,6 +307,7 @@ func (c *Client) apiError(code int, body []byte) *APIError {
 		for _, d := range s.Error.Details {
 			if strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") {
 				e.Reason, e.QuotaLimit = d.Reason, d.Metadata["quota_limit"]
+				e.QuotaMetric, e.QuotaUnit = d.Metadata["quota_metric"], d.Metadata["quota_unit"]
 				break
 			}
 		}
