@@ -1,4 +1,8 @@
-package zones_test
+// Package table measures, on the simulated world through the whole service,
+// how true to its commune a commune zone's rows are (docs/zones.md). It
+// lives apart from package zones so that the zones tests do not build the
+// app.
+package table_test
 
 import (
 	"encoding/json"
@@ -38,7 +42,7 @@ var communeTable = []struct {
 //
 // It runs some twenty scrapes: set SVC_COMMUNE_TABLE=1 to run it.
 //
-//	SVC_COMMUNE_TABLE=1 go test -count=1 -run TestCommuneTable -v ./shared/zones
+//	SVC_COMMUNE_TABLE=1 go test -count=1 -run TestCommuneTable -v ./shared/zones/table
 func TestCommuneTable(t *testing.T) {
 	if os.Getenv("SVC_COMMUNE_TABLE") == "" {
 		t.Skip("set SVC_COMMUNE_TABLE=1 to scrape the commune table")
