@@ -54,6 +54,7 @@ type listedReview struct {
 	Author     string  `json:"author"`
 	Rating     float64 `json:"rating"`
 	Text       string  `json:"text"`
+	Language   string  `json:"language,omitempty"` // the text's, as its author wrote it
 	Time       string  `json:"time"`
 	OwnerReply string  `json:"owner_reply,omitempty"`
 }
@@ -97,7 +98,7 @@ func (m *reviewsModule) Run(ctx context.Context, env *Env, in Input) (Result, er
 				continue
 			}
 		}
-		list = append(list, listedReview{Author: r.Author, Rating: r.Rating, Text: r.Text, Time: r.Time, OwnerReply: r.OwnerReply})
+		list = append(list, listedReview{Author: r.Author, Rating: r.Rating, Text: r.Text, Language: r.Language, Time: r.Time, OwnerReply: r.OwnerReply})
 		if r.OwnerReplied != nil {
 			known = true
 			replied = replied || *r.OwnerReplied

@@ -48,6 +48,12 @@ func TestErrorClasses(t *testing.T) {
 			"GetPlaceRequest per minute"},
 		{"429 per day", reply{status: 429, fixture: "error_429_daily.json"}, true, false, false, 1,
 			"limit 'SearchTextRequest per day'"},
+		{"429 per day: the message says what ran out", reply{status: 429, fixture: "error_429_daily.json"}, true, false, false, 1,
+			"the daily quota SearchTextRequestPerDayPerProject of the project is exhausted"},
+		{"429 per day by its quota_unit", reply{status: 429, body: quotaBody("SearchTextRequestPerProject", "1/d/{project}")}, true, false, false, 1,
+			"daily quota SearchTextRequestPerProject"},
+		{"429 per minute by its quota_unit", reply{status: 429, body: quotaBody("SearchTextRequestPerProject", "1/min/{project}")}, false, true, true, 3,
+			"HTTP 429 RESOURCE_EXHAUSTED"},
 		{"429 per day, message only", reply{status: 429, body: `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded for quota metric 'SearchTextRequest' and limit 'SearchTextRequest per day'."}}`},
 			true, false, false, 1, "per day"},
 		{"500", reply{status: 500, fixture: "error_500.json"}, false, false, true, 3, "INTERNAL"},
@@ -206,4 +212,13 @@ func TestFleetLimiterAsGate(t *testing.T) {
 			t.Errorf("request %d sent %v after the 429, within its Retry-After", i+1, d)
 		}
 	}
+}
+
+// quotaBody is a 429's google.rpc.Status with an ErrorInfo whose quota
+// limit's name does not tell the period, and the quota_unit that does.
+func quotaBody(limit, unit string) string {
+	return `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded for quota metric 'SearchTextRequest'.",
+		"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","domain":"googleapis.com",
+		"metadata":{"quota_metric":"places.googleapis.com/search_text_requests","quota_limit":"` + limit + `","quota_unit":"` + unit + `",
+		"service":"places.googleapis.com"}}]}}`
 }
