@@ -34,6 +34,9 @@ type category struct {
 	synonyms []string
 	// unknown marks the category of a query the table lacks.
 	unknown bool
+	// trades are its words and name templates in the other languages
+	// (trades.go); nil for an unknown category.
+	trades map[lang]trade
 }
 
 // categories are common prospecting queries, with densities from the
@@ -209,12 +212,24 @@ var unknownNames = []string{"Maison {S}", "Établissements {S}", "{S} & Fils", "
 // categoryIndex maps each normalised synonym to its category.
 type categoryIndex map[string]*category
 
-func newCategoryIndex() categoryIndex {
+// newCategoryIndex indexes the categories' synonyms, then the words of
+// their trades in other languages ("Klempner", "fontanero"), so that a
+// query in any of them finds the category; a trade word never displaces a
+// synonym.
+func newCategoryIndex(cs []category, tradeWords map[string][]string) categoryIndex {
 	ix := categoryIndex{}
-	for i := range categories {
-		c := &categories[i]
+	for i := range cs {
+		c := &cs[i]
 		for _, s := range append([]string{c.key, c.display, c.en}, c.synonyms...) {
 			ix[gazetteer.Normalize(s)] = c
+		}
+	}
+	for i := range cs {
+		c := &cs[i]
+		for _, w := range tradeWords[c.key] {
+			if _, taken := ix[w]; !taken {
+				ix[w] = c
+			}
 		}
 	}
 	return ix

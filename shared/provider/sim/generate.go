@@ -92,17 +92,27 @@ func (w *World) generate(id batchID, s *settlement, c *category, epoch int) *bat
 	b.places = make([]skel, r.poisson(lambda))
 	cosLat := math.Max(math.Cos(s.center[1]*math.Pi/180), 0.01)
 	for i := range b.places {
-		b.places[i] = drawSkel(b.placeKey(i).rng(), s, c, epoch, cosLat)
+		b.places[i] = w.drawSkel(b.placeKey(i).rng(), s, c, epoch, cosLat)
 	}
 	return b
 }
 
-func drawSkel(r rng, s *settlement, c *category, epoch int, cosLat float64) skel {
-	theta := 2 * math.Pi * r.float()
-	dist := s.km * math.Pow(r.float(), centreBias)
-	pt := orb.Point{
-		s.center[0] + dist*math.Sin(theta)/(kmPerDegree*cosLat),
-		s.center[1] + dist*math.Cos(theta)/kmPerDegree,
+// drawSkel draws a place of settlement s: its position in the settlement's
+// commune (drawTries draws in its disc, then its centre), its dates and
+// its review parameters.
+func (w *World) drawSkel(r rng, s *settlement, c *category, epoch int, cosLat float64) skel {
+	pt := s.center
+	for range drawTries {
+		theta := 2 * math.Pi * r.float()
+		dist := s.km * math.Pow(r.float(), centreBias)
+		p := orb.Point{
+			s.center[0] + dist*math.Sin(theta)/(kmPerDegree*cosLat),
+			s.center[1] + dist*math.Cos(theta)/kmPerDegree,
+		}
+		if w.inSettlement(s, p) {
+			pt = p
+			break
+		}
 	}
 	var birth, close float64
 	if epoch == 0 {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nyaruka/phonenumbers"
@@ -18,11 +19,15 @@ func TestPhonePatterns(t *testing.T) {
 			tests = append(tests, pattern{"ZZ", p}) // international format
 		}
 	}
-	for _, p := range foreignPhones {
-		tests = append(tests, pattern{"ZZ", p})
+	for _, ps := range frBorder {
+		for _, p := range ps {
+			tests = append(tests, pattern{"ZZ", p})
+		}
 	}
-	for _, area := range []string{"01 P", "02 R", "03 P", "04 P", "05 Q"} {
-		tests = append(tests, pattern{"FR", area + "# ## ## ##"})
+	for _, areas := range frAreas {
+		for _, area := range areas {
+			tests = append(tests, pattern{"FR", area + " ## ## ##"})
+		}
 	}
 	tests = append(tests, pattern{"FR", "06 M# ## ## ##"}, pattern{"FR", "07 S# ## ## ##"})
 	regions := map[string]string{"971": "GP", "972": "MQ", "973": "GF", "974": "RE", "976": "YT"}
@@ -88,7 +93,8 @@ func TestPoisson(t *testing.T) {
 
 // TestCategoryMatch: queries find their categories.
 func TestCategoryMatch(t *testing.T) {
-	ix := newCategoryIndex()
+	cs := slices.Clone(categories)
+	ix := newCategoryIndex(cs, withTrades(cs))
 	tests := []struct{ query, want string }{
 		{"boulangerie", "boulangerie"},
 		{"Boulangeries", "boulangerie"},
@@ -104,6 +110,16 @@ func TestCategoryMatch(t *testing.T) {
 		{"auto-école", "autoecole"},
 		{"notary", "notaire"},
 		{"hôtel", "hotel"},
+		{"Klempner", "plombier"},
+		{"Klempnerei", "plombier"},
+		{"fontanero", "plombier"},
+		{"Fontanería", "plombier"},
+		{"idraulico", "plombier"},
+		{"Bäckerei", "boulangerie"},
+		{"panadería", "boulangerie"},
+		{"Steuerberater", "comptable"},
+		{"commercialista", "comptable"},
+		{"Rechtsanwälte", ""},
 		{"escape game", ""},
 		{"fabricant de drones", ""},
 	}

@@ -87,3 +87,7 @@ var streets = [...][]string{
 	langES: {"Calle Mayor", "Calle Real", "Avenida de la Constitución", "Calle del Sol", "Plaza de España", "Calle Nueva"},
 	langIT: {"Via Roma", "Via Garibaldi", "Corso Italia", "Via Dante", "Piazza del Popolo", "Via Mazzini"},
 }
+
+// usStreets are the streets of a US address, abbreviated as the USPS
+// writes them.
+var usStreets = []string{"Main St", "Oak Ave", "Maple St", "Park Ave", "Elm St", "Washington Ave", "2nd St", "Lake Rd", "Broadway", "Pine St"}

@@ -1164,7 +1164,7 @@ func osmMatchTags(fs []qlTag, tags map[string]string) bool {
 func (w *World) osmIn(b orb.Bound, d int, keep func(*osmElem) bool) []*osmElem {
 	var out []*osmElem
 	for i := range categories {
-		c := &categories[i]
+		c := w.byKey[categories[i].key]
 		for _, h := range w.collect(c, b, d) {
 			if e := w.osmElem(h.b, h.i, c, d, func(e *osmElem) bool { return b.Contains(e.pt) && keep(e) }); e != nil {
 				out = append(out, e)
@@ -1188,7 +1188,7 @@ func (w *World) osmInArea(a osmArea, d int, keep func(*osmElem) bool) []*osmElem
 	var out []*osmElem
 	for _, s := range ss {
 		for i := range categories {
-			c := &categories[i]
+			c := w.byKey[categories[i].key]
 			for e := 0; e <= epochOf(d); e++ {
 				bt := w.batch(s, c, e)
 				for j := range bt.places {
@@ -1241,7 +1241,8 @@ func (w *World) osmElem(b *batch, i int, c *category, d int, keep func(*osmElem)
 	r := k.str("tags").rng()
 	pk := b.placeKey(i)
 	l := langOf(b.s.country)
-	name := w.nameOf(pk, b.s, c, l)
+	wh := w.whereOf(b, i)
+	name := w.nameAt(pk, wh, c, l)
 	pt := b.places[i].pt
 	lat, lon := round7(pt[1]), round7(pt[0])
 	e := &osmElem{typ: "node", pt: orb.Point{lon, lat}, settle: b.s.id, tags: map[string]string{}}
@@ -1257,8 +1258,8 @@ func (w *World) osmElem(b *batch, i int, c *category, d int, keep func(*osmElem)
 	for j := 0; j+1 < len(t); j += 2 {
 		e.tags[t[j]] = t[j+1]
 	}
-	e.tags["name"] = osmName(&r, name, c, w.town(b.s))
-	addr := w.address(pk, b.s, l)
+	e.tags["name"] = osmName(&r, name, c, wh.town)
+	addr := w.address(pk, wh)
 	house, street, pc, city := osmSplitAddress(addr)
 	e.pc = pc
 	if keep != nil && !keep(e) {

@@ -11,31 +11,39 @@ import (
 )
 
 // TestPhoneMix: over the restaurants of a French department, the shares
-// of missing, foreign and shared numbers are about as designed, the
-// national numbers have the region's area digits, and libphonenumber
-// finds every number valid.
+// of missing, foreign and shared numbers are about as designed (foreign
+// numbers only in a department on the border), the national numbers
+// have the region's area digits, and libphonenumber finds every number
+// valid.
 func TestPhoneMix(t *testing.T) {
 	w := newWorld(t, sim.Options{})
 	tests := []struct {
 		department, area string
+		foreign          [2]float64 // the share's bounds among the department's own places
 	}{
-		{"69", "04"}, {"75", "01"}, {"35", "02"}, {"67", "03"}, {"33", "05"},
+		{"69", "04", [2]float64{0, 0}}, {"75", "01", [2]float64{0, 0}}, {"35", "02", [2]float64{0, 0}},
+		{"67", "03", [2]float64{0.05, 0.11}}, {"33", "05", [2]float64{0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.department, func(t *testing.T) {
-			var n, missing, foreign, mobile, national, wrongArea int
+			var n, own, missing, foreign, mobile, national, wrongArea int
 			uses := map[string]int{}
 			for _, p := range truth(t, w, "restaurant", department(t, tt.department)) {
 				if !strings.HasPrefix(p.ID, "sim:fra-") {
 					continue // a neighbouring country's place
 				}
 				n++
+				if inDepartment(p.Address, tt.department) {
+					own++
+				}
 				switch {
 				case p.Phone == "":
 					missing++
 					continue
 				case strings.HasPrefix(p.Phone, "+"):
-					foreign++
+					if inDepartment(p.Address, tt.department) {
+						foreign++
+					}
 				case strings.HasPrefix(p.Phone, "06") || strings.HasPrefix(p.Phone, "07"):
 					mobile++
 				default:
@@ -63,15 +71,16 @@ func TestPhoneMix(t *testing.T) {
 				}
 			}
 			share := func(k int) float64 { return float64(k) / float64(n) }
-			t.Logf("%d places: %.1f%% missing, %.1f%% foreign, %.1f%% mobile, %.1f%% on a shared line",
-				n, 100*share(missing), 100*share(foreign), 100*share(mobile), 100*share(shared))
+			foreignShare := float64(foreign) / float64(max(own, 1))
+			t.Logf("%d places: %.1f%% missing, %.1f%% foreign (of the department's own), %.1f%% mobile, %.1f%% on a shared line",
+				n, 100*share(missing), 100*foreignShare, 100*share(mobile), 100*share(shared))
 			checks := []struct {
 				what     string
 				got      float64
 				low, top float64
 			}{
 				{"missing", share(missing), 0.06, 0.10},
-				{"foreign", share(foreign), 0.015, 0.045},
+				{"foreign", foreignShare, tt.foreign[0], tt.foreign[1]},
 				{"mobile", share(mobile), 0.08, 0.20},
 				{"shared", share(shared), 0.03, 0.12},
 			}

@@ -15,19 +15,21 @@ import (
 const websiteShare = 0.6
 
 // place shows the batch's i-th place as the map lists it on day d, under
-// category c (whose display name may come from the query).
+// category c (whose display name may come from the query). Its name,
+// address and phone follow from where it is (whereOf).
 func (w *World) place(b *batch, i int, c *category, d int) provider.Place {
 	p := &b.places[i]
 	k := b.placeKey(i)
 	tok := w.token(b, i)
 	l := langOf(b.s.country)
-	name := w.nameOf(k, b.s, c, l)
+	wh := w.whereOf(b, i)
+	name := w.nameAt(k, wh, c, l)
 	n := p.reviews(d)
 	out := provider.Place{
 		ID:          idPrefix + tok,
 		Name:        name,
-		Address:     w.address(k, b.s, l),
-		Phone:       w.phone(b, i),
+		Address:     w.address(k, wh),
+		Phone:       w.phone(b, i, wh),
 		Rating:      p.rating(k, n),
 		ReviewCount: n,
 		Category:    c.displayIn(l),
@@ -41,28 +43,33 @@ func (w *World) place(b *batch, i int, c *category, d int) provider.Place {
 	return out
 }
 
+// whereOf locates the batch's i-th place.
+func (w *World) whereOf(b *batch, i int) where { return w.whereIs(b.s, b.places[i].pt) }
+
+// displayIn is the category's name in the language: the French word, the
+// trade's word in German, Spanish or Italian, the English one elsewhere.
 func (c *category) displayIn(l lang) string {
 	if l == langFR {
 		return c.display
+	}
+	if t, ok := c.trades[l]; ok {
+		return t.display
 	}
 	return c.en
 }
 
 func round7(x float64) float64 { return math.Round(x*1e7) / 1e7 }
 
-// town is the name a settlement's addresses give: a district's city.
-func (w *World) town(s *settlement) string {
-	p := w.g.Place(s.id)
-	if p.Kind == gazetteer.District {
-		return w.g.Place(p.Parent).Name
-	}
-	return p.Name
+// nameOf draws the name of the batch's i-th place.
+func (w *World) nameOf(b *batch, i int, c *category) string {
+	return w.nameAt(b.placeKey(i), w.whereOf(b, i), c, langOf(b.s.country))
 }
 
-// nameOf draws the place's name: a template of its category (seven times
-// in ten) or a generic one, filled with surnames, first names, landmarks
-// and its town.
-func (w *World) nameOf(k key, s *settlement, c *category, l lang) string {
+// nameAt draws a place's name: in French a template of its category
+// (seven times in ten) or a generic one, elsewhere one of its trade's
+// templates in the language, filled with surnames, first names,
+// landmarks and its town.
+func (w *World) nameAt(k key, wh where, c *category, l lang) string {
 	r := k.str("name").rng()
 	var templates []string
 	switch {
@@ -70,7 +77,12 @@ func (w *World) nameOf(k key, s *settlement, c *category, l lang) string {
 		templates = []string{"{S} & {S2}", "{F} {S}", "{S} Services"}
 	case c.unknown:
 		templates = unknownNames
-	case l != langFR || r.chance(0.3):
+	case l != langFR:
+		templates = c.trades[l].names
+		if len(templates) == 0 { // a language without trades
+			templates = c.trades[langEN].names
+		}
+	case r.chance(0.3):
 		templates = genericNames
 	default:
 		templates = c.names
@@ -81,7 +93,7 @@ func (w *World) nameOf(k key, s *settlement, c *category, l lang) string {
 	for sur2 == sur {
 		sur2 = pick(&r, surnames[l])
 	}
-	town := w.town(s)
+	town := wh.town
 	vals := placeholders{
 		"D": c.displayIn(l), "S": sur, "S2": sur2, "F": pick(&r, firstNames[l]),
 		"L": pick(&r, lieux[l]), "A": pick(&r, adjectives[l]), "T": ofTown(town, l), "t": town,
@@ -151,56 +163,81 @@ func startsWithVowel(w string) bool {
 	return base != "" && strings.ContainsRune("aeiouyh", rune(base[0]))
 }
 
-// address draws a street address in the settlement: French style with a
-// postal code of the commune or arrondissement in France, the country's
-// style and name elsewhere.
-func (w *World) address(k key, s *settlement, l lang) string {
+// address draws a street address where the place is, in its country's
+// format, with a postal code of its commune: "12 rue de la République,
+// 69003 Lyon", "Gartenstraße 56, 63755 Alzenau", "Calle Mayor 12, 28013
+// Madrid", "Via Roma 5, 20121 Milano", "12 High Street, Leeds LS1 4AB",
+// "245 Main St, Springfield, IL 62701"; elsewhere "<line>, <town>,
+// <country>".
+func (w *World) address(k key, wh where) string {
 	r := k.str("address").rng()
+	c := wh.conv
+	l := langOf(c.country)
 	maxNo := 40
-	if s.pop > 5000 {
+	if w.g.Place(wh.commune).Population > 5000 {
 		maxNo = 150
 	}
 	no := strconv.Itoa(r.between(1, maxNo))
 	if l == langFR && r.chance(0.06) {
 		no += " bis"
 	}
-	street := pick(&r, streets[l])
-	town := w.town(s)
-	var line string
-	switch l {
-	case langFR, langEN:
-		line = no + " " + street
-	default:
-		line = street + " " + no
+	ss := streets[l]
+	if c.country == "USA" {
+		ss = usStreets
 	}
-	if s.country == "FRA" {
-		if pcs := w.g.Place(s.id).Postcodes; len(pcs) > 0 {
-			return line + ", " + pick(&r, pcs) + " " + town
+	street := pick(&r, ss)
+	town := wh.town
+	pc := ""
+	if len(c.postcodes) > 0 {
+		pc = pick(&r, c.postcodes)
+	}
+	switch c.country {
+	case "FRA":
+		if pc == "" {
+			return no + " " + street + ", " + town
 		}
-		return line + ", " + town
+		return no + " " + street + ", " + pc + " " + town
+	case "DEU", "ESP", "ITA":
+		return street + " " + no + ", " + pc + " " + town
+	case "GBR":
+		inward := strconv.Itoa(r.intn(10)) + string(gbInward[r.intn(len(gbInward))]) + string(gbInward[r.intn(len(gbInward))])
+		return no + " " + street + ", " + town + " " + pc + " " + inward
+	case "USA":
+		return no + " " + street + ", " + town + ", " + c.state + " " + pc
 	}
-	if id, ok := w.g.Country(s.country); ok {
+	line := street + " " + no
+	if l == langFR || l == langEN {
+		line = no + " " + street
+	}
+	if id, ok := w.g.Country(c.country); ok {
 		return line + ", " + town + ", " + w.g.Place(id).Name
 	}
 	return line + ", " + town
 }
 
-// phone draws the listing's phone: missing, foreign (French places only),
-// the shared line of its block, or a national number of its own.
-func (w *World) phone(b *batch, i int) string {
+// gbInward are the letters of a British postcode's inward code (never C,
+// I, K, M, O or V).
+const gbInward = "ABDEFGHJLNPQRSTUWXYZ"
+
+// phone draws the listing's phone: missing, foreign (French places of a
+// border department only), the shared line of its block, or a national
+// number of its own, of the area where the place is.
+func (w *World) phone(b *batch, i int, wh where) string {
 	r := b.placeKey(i).str("phone").rng()
 	u := r.float()
 	switch {
 	case u < phoneMissing:
 		return ""
 	case u < phoneMissing+phoneForeign && b.s.country == "FRA":
-		return fill(&r, pick(&r, foreignPhones))
+		if ps := frBorder[department(w.g.Place(wh.commune).Code)]; len(ps) > 0 {
+			return fill(&r, pick(&r, ps))
+		}
 	}
 	if bk := b.key.str("shared line").int(int64(i / sharedBlock)); bk.float() < phoneShared {
 		br := bk.str("phone").rng()
-		return nationalPhone(&br, b.s, false)
+		return nationalPhone(&br, wh.conv, false)
 	}
-	return nationalPhone(&r, b.s, r.chance(phoneMobile))
+	return nationalPhone(&r, wh.conv, r.chance(phoneMobile))
 }
 
 // siteHost is the host of a place's website: a slug of its name, then its

@@ -168,7 +168,7 @@ func (h *regAPI) entry(x regHit) *regEntry {
 	}
 	l := h.w.regLegal(x)
 	_, pc, _ := regAddress(h.w, x)
-	e = &regEntry{legal: l, postcode: pc, words: regWords(h.w.nameOf(x.b.placeKey(x.i), x.b.s, x.c, langFR) + " " + l.company)}
+	e = &regEntry{legal: l, postcode: pc, words: regWords(h.w.nameOf(x.b, x.i, x.c) + " " + l.company)}
 	h.mu.Lock()
 	if len(h.entries) >= regEntriesMax {
 		clear(h.entries)
@@ -380,7 +380,7 @@ func (h *regAPI) filtered(p regParams, day int) []regResult {
 	}
 	var cats []*category
 	for i := range categories {
-		c := &categories[i]
+		c := h.w.byKey[categories[i].key]
 		if len(p.naf) == 0 || slices.Contains(p.naf, regNAF[c.key]) {
 			cats = append(cats, c)
 		}
@@ -516,7 +516,7 @@ func (w *World) regPlaces(s *settlement, cats []*category, day int) []regHit {
 	}
 	if cats == nil {
 		for i := range categories {
-			cats = append(cats, &categories[i])
+			cats = append(cats, w.byKey[categories[i].key])
 		}
 	}
 	var out []regHit
@@ -544,7 +544,7 @@ func regPtr[T any](v T) *T { return &v }
 
 // regAddress splits the place's address: street line, postcode, town.
 func regAddress(w *World, x regHit) (line, postcode, town string) {
-	addr := w.address(x.b.placeKey(x.i), x.b.s, langFR)
+	addr := w.address(x.b.placeKey(x.i), w.whereOf(x.b, x.i))
 	line, rest, _ := strings.Cut(addr, ", ")
 	if len(rest) >= 5 && regDigits(rest[:5]) {
 		return line, rest[:5], strings.TrimSpace(rest[5:])
@@ -735,7 +735,7 @@ func (h *regAPI) result(x regHit, day int) regResult {
 	h.index[l.siren] = w.token(x.b, x.i)
 	h.mu.Unlock()
 	sk := &x.b.places[x.i]
-	name := w.nameOf(k, x.b.s, x.c, langFR)
+	name := w.nameOf(x.b, x.i, x.c)
 	line, pc, town := regAddress(w, x)
 	code, title := regForm(l.form, x.c.key)
 	naf := regNAF[x.c.key]
@@ -746,8 +746,10 @@ func (h *regAPI) result(x regHit, day int) regResult {
 	if !sk.open(day) {
 		etat, estEtat, closed = "C", "F", regPtr(w.Date(int(sk.close)).Format(time.DateOnly))
 	}
-	dept, region := w.regCodes(x.b.s)
-	libelle := regLibelle(x.b.s, town)
+	// The commune is where the place is, as its address says.
+	commune := w.g.Place(w.whereOf(x.b, x.i).commune)
+	dept, region := w.regCodes(commune.ID)
+	libelle := regLibelle(commune, town)
 	street := strings.ToUpper(gazetteer.Normalize(line))
 	num, rest, _ := strings.Cut(street, " ")
 	typ, lib, _ := strings.Cut(rest, " ")
@@ -765,7 +767,7 @@ func (h *regAPI) result(x regHit, day int) regResult {
 	}
 	est := regEstablishment{
 		ActivitePrincipale: naf, AnneeTrancheEffectif: anneeP, Adresse: street + " " + pc + " " + libelle,
-		CaractereEmployeur: employeur, CodePostal: pc, Commune: x.b.s.code, DateCreation: created, DateDebutActivite: created,
+		CaractereEmployeur: employeur, CodePostal: pc, Commune: commune.Code, DateCreation: created, DateDebutActivite: created,
 		DateFermeture: closed, EstSiege: true, EtatAdministratif: estEtat,
 		Latitude: strconv.FormatFloat(round7(sk.pt[1]), 'f', -1, 64), Longitude: strconv.FormatFloat(round7(sk.pt[0]), 'f', -1, 64),
 		LibelleCommune: libelle, ListeEnseignes: enseignes, Region: region, SIRET: l.siret, StatutDiffusion: "O",
@@ -828,12 +830,12 @@ func regScale(cat string) float64 {
 // regLibelle is the commune's name as the register spells it: capitals
 // without accents, an arrondissement numbered ("PARIS 15", "LYON 3EME",
 // "MARSEILLE 8").
-func regLibelle(s *settlement, town string) string {
+func regLibelle(p *gazetteer.Place, town string) string {
 	name := strings.ToUpper(gazetteer.Normalize(town))
-	if s.kind != gazetteer.District {
+	if p.Kind != gazetteer.District {
 		return name
 	}
-	n, _ := strconv.Atoi(s.code)
+	n, _ := strconv.Atoi(p.Code)
 	switch {
 	case n > 75100 && n <= 75120:
 		return fmt.Sprintf("PARIS %d", n-75100)
@@ -847,9 +849,8 @@ func regLibelle(s *settlement, town string) string {
 	return name
 }
 
-// regCodes are the department and region codes of a settlement.
-func (w *World) regCodes(s *settlement) (dept, region string) {
-	id := s.id
+// regCodes are the department and region codes of a commune.
+func (w *World) regCodes(id gazetteer.ID) (dept, region string) {
 	for id != gazetteer.None {
 		p := w.g.Place(id)
 		switch p.Kind {

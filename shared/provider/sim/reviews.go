@@ -74,8 +74,9 @@ func (w *World) review(b *batch, i, j int) provider.Review {
 	}
 	stars := int(clamp(math.Round(float64(p.quality)+0.9*r.normal()), 1, 5))
 	// The count steps to j+1 at this day (see skel.reviews); the review
-	// was written within the day before.
-	at := float64(p.reviewStart()) + (float64(j)+1-float64(p.phase))/float64(p.rate) - r.float()
+	// was written within the day before, or for a place reviewed more
+	// than daily within the step before (so reviews stay in order).
+	at := float64(p.reviewStart()) + (float64(j)+1-float64(p.phase))/float64(p.rate) - r.float()*math.Min(1, 1/float64(p.rate))
 	when := w.opt.Epoch.Add(time.Duration(at * float64(24*time.Hour))).Truncate(time.Second)
 	sur := pick(&r, surnames[l])
 	out := provider.Review{

@@ -156,14 +156,19 @@ func (w *World) byName(hits []hit, c *category, query string) {
 		return
 	}
 	var named, rest []hit
+	words := map[hit]int{}
 	for _, h := range hits {
-		name := strings.Fields(gazetteer.Normalize(w.nameOf(h.b.placeKey(h.i), h.b.s, c, langOf(h.b.s.country))))
+		name := strings.Fields(gazetteer.Normalize(w.nameOf(h.b, h.i, c)))
 		if len(name) > 0 && len(name) < len(q) && containsAll(q, name) || len(name) >= 2 && slices.Equal(name, q) {
 			named = append(named, h)
+			words[h] = len(name)
 		} else {
 			rest = append(rest, h)
 		}
 	}
+	// The name that spells more of the query first: "Aux Délices des
+	// Lilas" before "Boulangerie des Lilas" for a search of the former.
+	slices.SortStableFunc(named, func(a, b hit) int { return words[b] - words[a] })
 	copy(hits, named)
 	copy(hits[len(named):], rest)
 }

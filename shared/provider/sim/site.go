@@ -66,12 +66,13 @@ func (w *World) site(b *batch, i int, c *category, d int) site {
 	k := b.placeKey(i).str("site")
 	r := k.rng()
 	host := strings.TrimSuffix(strings.TrimPrefix(p.Website, "https://"), "/")
-	s := site{host: host, fr: langOf(b.s.country) == langFR, place: p, town: w.town(b.s), phone: p.Phone,
+	wh := w.whereOf(b, i)
+	s := site{host: host, fr: langOf(b.s.country) == langFR, place: p, town: wh.town, phone: p.Phone,
 		year: w.Date(d).Year()}
 	dead := r.float()
 	s.refused, s.broken = dead < siteRefused, dead >= siteRefused && dead < siteRefused+siteBroken
 	if s.phone == "" && r.chance(siteExtraPhone) {
-		s.phone = nationalPhone(&r, b.s, r.chance(phoneMobile))
+		s.phone = nationalPhone(&r, wh.conv, r.chance(phoneMobile))
 	}
 	switch u := r.float(); {
 	case u < siteNoEmail:

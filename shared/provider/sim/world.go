@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,13 @@ type World struct {
 	settleOnce sync.Once
 	settle     *settlementIndex
 
+	// convs caches the conventions of communes (conventions.go), by
+	// gazetteer ID.
+	convs sync.Map
+	// frenchOutlines says the gazetteer locates French points in commune
+	// outlines (a point outside every commune is at sea or abroad).
+	frenchOutlines bool
+
 	cache *lru
 	// calls numbers the calls, so that the transient failure draw differs
 	// between a call and its retry.
@@ -97,10 +105,14 @@ func New(g *gazetteer.Gazetteer, opt Options) *World {
 	if opt.CachePlaces <= 0 {
 		opt.CachePlaces = DefaultCachePlaces
 	}
-	w := &World{g: g, opt: opt, seed: key(opt.Seed).str("sim world"), cats: newCategoryIndex(),
-		byKey: map[string]*category{}, cache: newLRU(opt.CachePlaces)}
-	for i := range categories {
-		w.byKey[categories[i].key] = &categories[i]
+	// The world's own copy of the category table, completed with the
+	// trades of the other languages: the package's table is never written.
+	cs := slices.Clone(categories)
+	words := withTrades(cs)
+	w := &World{g: g, opt: opt, seed: key(opt.Seed).str("sim world"), cats: newCategoryIndex(cs, words),
+		byKey: map[string]*category{}, cache: newLRU(opt.CachePlaces), frenchOutlines: hasFrenchOutlines}
+	for i := range cs {
+		w.byKey[cs[i].key] = &cs[i]
 	}
 	return w
 }
