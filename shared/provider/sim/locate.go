@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"math"
-
 	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/geo"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
 )
@@ -22,62 +19,11 @@ import (
 const drawTries = 6
 
 // communeAt is the commune (or municipal arrondissement) of country that
-// contains pt, as the gazetteer locates it.
-//
-// The gazetteer's own point location (Gazetteer.CommuneAt) knows the
-// French outlines; where a country has no outlines, the commune is the
-// settlement disc pt lies deepest in (smallest distance over radius), the
-// only shape the data has.
+// contains pt, as the gazetteer locates it (Gazetteer.CommuneAt: in the
+// outlines where it has them, else in the disc pt lies deepest in); false
+// at sea or abroad.
 func (w *World) communeAt(country string, pt orb.Point) (gazetteer.ID, bool) {
-	id, ok := w.gazetteerCommuneAt(country, pt)
-	if ok {
-		return w.district(id, pt), true
-	}
-	if country == "FRA" && w.frenchOutlines {
-		return gazetteer.None, false // at sea, or across the border
-	}
-	return w.deepestDisc(country, pt)
-}
-
-// district refines a city that has municipal arrondissements (Paris,
-// Lyon, Marseille) to the arrondissement containing pt: their postcodes
-// are the arrondissement's.
-func (w *World) district(id gazetteer.ID, pt orb.Point) gazetteer.ID {
-	p := w.g.Place(id)
-	if p.Kind != gazetteer.City {
-		return id
-	}
-	best, bestScore := id, math.Inf(1)
-	for _, k := range w.g.Children(id) {
-		q := w.g.Place(k)
-		if q.Kind != gazetteer.District {
-			continue
-		}
-		if q.Radius <= 0 {
-			if w.g.Contains(k, pt) {
-				return k
-			}
-			continue
-		}
-		if s := geo.Distance(q.Center, pt) / (q.Radius * 1000); s < bestScore {
-			best, bestScore = k, s
-		}
-	}
-	return best
-}
-
-// deepestDisc is the settlement of country whose disc holds pt deepest.
-func (w *World) deepestDisc(country string, pt orb.Point) (gazetteer.ID, bool) {
-	best, bestScore := gazetteer.None, 1.0
-	for _, s := range w.settlements().near(orb.Bound{Min: pt, Max: pt}) {
-		if s.country != country {
-			continue
-		}
-		if d := geo.Distance(s.center, pt) / (s.km * 1000); d <= bestScore {
-			best, bestScore = s.id, d
-		}
-	}
-	return best, best != gazetteer.None
+	return w.g.CommuneAt(country, pt)
 }
 
 // where is what a place's coordinates say of it.

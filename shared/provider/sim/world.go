@@ -74,9 +74,6 @@ type World struct {
 	// convs caches the conventions of communes (conventions.go), by
 	// gazetteer ID.
 	convs sync.Map
-	// frenchOutlines says the gazetteer locates French points in commune
-	// outlines (a point outside every commune is at sea or abroad).
-	frenchOutlines bool
 
 	cache *lru
 	// calls numbers the calls, so that the transient failure draw differs
@@ -110,7 +107,7 @@ func New(g *gazetteer.Gazetteer, opt Options) *World {
 	cs := slices.Clone(categories)
 	words := withTrades(cs)
 	w := &World{g: g, opt: opt, seed: key(opt.Seed).str("sim world"), cats: newCategoryIndex(cs, words),
-		byKey: map[string]*category{}, cache: newLRU(opt.CachePlaces), frenchOutlines: hasFrenchOutlines}
+		byKey: map[string]*category{}, cache: newLRU(opt.CachePlaces)}
 	for i := range cs {
 		w.byKey[cs[i].key] = &cs[i]
 	}
