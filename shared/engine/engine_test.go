@@ -228,6 +228,23 @@ func TestModesSplitDepth(t *testing.T) {
 	}
 }
 
+// TestDroppedPlacesStillSaturate: a search at the provider's cap is
+// saturated and split even when the adapter drops some of its places
+// (closed businesses): saturation counts what the provider listed.
+func TestDroppedPlacesStillSaturate(t *testing.T) {
+	w := newWorld()
+	w.dropEvery = 3
+	e := newEnv(t, w, envOpts{})
+	j := e.run(lyon("fast", "restaurant"))
+	deepest := 0
+	for _, r := range e.tasks(j.ID) {
+		deepest = max(deepest, depth(r.ID))
+	}
+	if deepest != 1 || j.FlaggedTilesCount == 0 {
+		t.Errorf("deepest task at depth %d, %d flagged: the dropped places hid the saturation", deepest, j.FlaggedTilesCount)
+	}
+}
+
 // TestStopAt: once results_count reaches stop_at, tasks close without
 // searching.
 func TestStopAt(t *testing.T) {

@@ -347,6 +347,10 @@ type world struct {
 	failFirst, failEvery, failAlways int
 	// onSearch is called before each search (tests cancel from it).
 	onSearch func(n int64)
+	// dropEvery makes the adapter drop every dropEvery-th place of a page
+	// (by id), as the Google adapter drops closed businesses: listed by
+	// the provider (Page.Listed), not returned.
+	dropEvery int
 	// reviewFailFirst, reviewFailEvery and reviewFailAlways are
 	// failFirst, failEvery and failAlways for Reviews, per place id.
 	reviewFailFirst, reviewFailEvery, reviewFailAlways int
@@ -478,6 +482,10 @@ func (w *world) Search(ctx context.Context, r provider.Request) (provider.Page, 
 	page := provider.Page{Places: slices.Clone(hits[min(off, end):end])}
 	if end < len(hits) {
 		page.NextPageToken = strconv.Itoa(end)
+	}
+	if w.dropEvery > 0 {
+		page.Listed = len(page.Places)
+		page.Places = slices.DeleteFunc(page.Places, func(p provider.Place) bool { return hash(p.ID)%uint64(w.dropEvery) == 0 })
 	}
 	w.mu.Lock()
 	for _, p := range page.Places {

@@ -333,6 +333,7 @@ func (e *Engine) searchUnit(ctx context.Context, req provider.Request) (unitResu
 	if lim.Cap > 0 && lim.PageSize > 0 {
 		maxPages = (lim.Cap+lim.PageSize-1)/lim.PageSize + 1
 	}
+	listed := 0
 	for page := 0; page < maxPages; page++ {
 		pg, n, err := e.request(ctx, req)
 		r.attempts += n
@@ -348,7 +349,11 @@ func (e *Engine) searchUnit(ctx context.Context, req provider.Request) (unitResu
 			return r, nil
 		}
 		r.places = append(r.places, pg.Places...)
-		if lim.Cap > 0 && len(r.places) >= lim.Cap {
+		// The cap counts what the provider listed, places the adapter
+		// dropped included (closed ones): a search at the cap is saturated
+		// even when fewer places are kept.
+		listed += pg.Count()
+		if lim.Cap > 0 && listed >= lim.Cap {
 			r.saturated = true
 			return r, nil
 		}

@@ -52,9 +52,17 @@ type Request struct {
 // Page is one page of results.
 type Page struct {
 	Places []Place
+	// Listed is how many places the provider listed on the page, those
+	// the adapter dropped (a permanently closed business) included: what
+	// saturation counts, since the provider's cap counts them too. 0 means
+	// len(Places).
+	Listed int
 	// NextPageToken continues the search; "" when it has no more results.
 	NextPageToken string
 }
+
+// Count is the number of places the provider listed on the page.
+func (p Page) Count() int { return max(p.Listed, len(p.Places)) }
 
 // Limits are the provider's result limits. A search that lists Cap places
 // is saturated: the rectangle holds more than the provider shows, and only

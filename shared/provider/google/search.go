@@ -89,7 +89,7 @@ func (c *Client) Search(ctx context.Context, r provider.Request) (provider.Page,
 	if err := c.call(ctx, http.MethodPost, "/v1/places:searchText", SearchFieldMask, raw, &out); err != nil {
 		return provider.Page{}, err
 	}
-	page := provider.Page{Places: make([]provider.Place, 0, len(out.Places))}
+	page := provider.Page{Places: make([]provider.Place, 0, len(out.Places)), Listed: len(out.Places)}
 	for _, p := range out.Places {
 		if p.ID != "" && p.BusinessStatus != statusClosedPermanently {
 			page.Places = append(page.Places, p.toPlace(body.LanguageCode))
