@@ -24,8 +24,10 @@ import (
 //   - LookupMX and LookupIPAddr answer for the sites' hosts
 //     (<slug>.<token>.sim.test, a place open on the world's day), for
 //     the world's mail hosts (mx1 and mx2 of four simulated hosting
-//     providers, under mail.sim.test) and for gmail.com, where the sites
-//     that publish no address of their own have theirs. Other names
+//     providers, under mail.sim.test) and for the public webmail domains
+//     (gmail.com, orange.fr, web.de, libero.it… webmailDomains), where
+//     the sites that publish no address of their own have theirs; one
+//     simulated host receives for all of them. Other names
 //     under .test do not exist; any other domain fails as a DNS outage
 //     (the world cannot tell).
 //   - DialContext connects, in memory (net.Pipe), to the SMTP server of
@@ -39,12 +41,12 @@ import (
 // SMTP server: the connection is refused), 2% a null MX (RFC 7505), 4%
 // greylist every recipient (451 4.7.1), 12% accept every recipient
 // (catch-all); the others accept their real mailboxes only: the address
-// the site publishes when it is on the site's domain (contact@<host>),
-// the publisher's director on French sites (prenom.nom@<host>) and
-// postmaster, and refuse others (550 5.1.1). 3% of those domains' published
-// mailboxes are full (552 5.2.2). gmail.com accepts the addresses the
-// sites publish there (letters and digits ending in two digits) and
-// refuses others.
+// the site publishes on the site's domain (contact@<host>, info@<host>,
+// a second role, a person's prenom.nom@<host>), the publisher's director
+// on French sites (prenom.nom@<host>) and postmaster, and refuse others
+// (550 5.1.1). 3% of those domains' main mailboxes are full (552 5.2.2).
+// The webmail domains accept the addresses the sites publish there
+// (letters and digits ending in two digits) and refuse others.
 type Mail struct{ w *World }
 
 // Mail returns the world's mail.
@@ -66,10 +68,11 @@ var mailPrefix = netip.MustParsePrefix("192.0.2.0/24")
 // webHostAddr is the address of the sites' web host (simAddr's): no SMTP.
 var webHostAddr = netip.MustParseAddr("192.0.2.1")
 
-// The world's mail hosts: two per hosting provider, and gmail.com's.
+// The world's mail hosts: two per hosting provider, and the one of the
+// public webmail domains (gmailMX, gmailAddr).
 var (
 	mailProviders = []string{"alpha", "bravo", "charlie", "delta"}
-	gmailMX       = "gmail-smtp-in.mail.sim.test"
+	gmailMX       = "webmail-in.mail.sim.test"
 	gmailAddr     = netip.MustParseAddr("192.0.2.64")
 )
 
@@ -143,6 +146,11 @@ func (m *Mail) domainMail(ctx context.Context, host string) (*domainMail, error)
 			d.full = local
 		}
 	}
+	for _, m := range s.more {
+		if local, dom, ok := strings.Cut(m, "@"); ok && dom == host {
+			d.mailboxes[local] = true
+		}
+	}
 	if s.legal != nil {
 		first, last, _ := strings.Cut(s.legal.director, " ")
 		d.mailboxes[slug(first, 30)+"."+slug(last, 30)] = true
@@ -152,6 +160,19 @@ func (m *Mail) domainMail(ctx context.Context, host string) (*domainMail, error)
 
 func notFoundErr(name string) error {
 	return &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
+}
+
+// isWebmail tells the public webmail domains the sites publish
+// addresses at.
+func isWebmail(domain string) bool {
+	for _, ds := range webmailDomains {
+		for _, d := range ds {
+			if d == domain {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mailName lower-cases a name and drops its root dot.
@@ -164,7 +185,7 @@ func (m *Mail) LookupMX(ctx context.Context, name string) ([]*net.MX, error) {
 	}
 	name = mailName(name)
 	switch {
-	case name == "gmail.com":
+	case isWebmail(name):
 		return []*net.MX{{Host: gmailMX + ".", Pref: 5}}, nil
 	case strings.HasSuffix(name, ".mail"+siteDomain):
 		return nil, notFoundErr(name) // mail hosts receive no mail of their own
@@ -361,10 +382,10 @@ func (m *Mail) rcpt(ctx context.Context, host, to string) string {
 	}
 	local, dom := strings.ToLower(to[:at]), mailName(to[at+1:])
 	if host == gmailMX {
-		if dom == "gmail.com" && gmailLocal.MatchString(local) {
+		if isWebmail(dom) && gmailLocal.MatchString(local) {
 			return "250 2.1.5 OK"
 		}
-		if dom == "gmail.com" {
+		if isWebmail(dom) {
 			return "550 5.1.1 The email account that you tried to reach does not exist (simulated)"
 		}
 		return "550 5.7.1 relay access denied"

@@ -11,10 +11,15 @@ import (
 
 // Shares of the fixture websites' features, drawn per site.
 const (
-	siteRefused  = 0.03 // connection refused on every request
-	siteBroken   = 0.02 // 500 on every page
-	siteGmail    = 0.20 // a gmail address instead of contact@ its domain
-	siteNoEmail  = 0.05 // no address at all
+	siteRefused = 0.03 // connection refused on every request
+	siteBroken  = 0.02 // 500 on every page
+	siteGmail   = 0.20 // a webmail address (gmail.com, orange.fr, web.de…) instead of one on its domain
+	siteNoEmail = 0.05 // no address at all
+	// Of the sites with an address on their domain, the share that also
+	// publish a person's (prenom.nom@, on the contact page) and a second
+	// role address (devis@, reservation@…).
+	sitePersonal = 0.30
+	siteSecond   = 0.12
 	siteNoRobots = 0.03 // robots.txt disallows everything
 	// A listing without phone gets one on its site this often: what
 	// enrichment finds that the map lacks.
@@ -33,12 +38,16 @@ const (
 
 // site is a place's generated website.
 type site struct {
-	host    string
-	fr      bool
-	place   provider.Place
-	town    string
-	phone   string
+	host  string
+	fr    bool
+	place provider.Place
+	town  string
+	phone string
+	// email is the address the site shows on every page (its main one,
+	// "" for none); more are the others its contact page adds (a
+	// person's, a second role).
 	email   string
+	more    []string
 	social  []string
 	tech    []string
 	gaID    string
@@ -74,18 +83,38 @@ func (w *World) site(b *batch, i int, c *category, d int) site {
 	if s.phone == "" && r.chance(siteExtraPhone) {
 		s.phone = nationalPhone(&r, wh.conv, r.chance(phoneMobile))
 	}
+	l := langOf(b.s.country)
 	switch u := r.float(); {
 	case u < siteNoEmail:
 	case u < siteNoEmail+siteGmail:
-		s.email = strings.ReplaceAll(slug(p.Name, 24), "-", "") + fmt.Sprintf("%02d", r.intn(100)) + "@gmail.com"
+		wr := k.str("webmail").rng()
+		s.email = strings.ReplaceAll(slug(p.Name, 24), "-", "") + fmt.Sprintf("%02d", r.intn(100)) + "@" + pick(&wr, webmailOf(b.s.country))
 	default:
-		s.email = "contact@" + host
+		s.email = pick(&r, roleLocals[l]) + "@" + host
+		// Drawn from keys of their own, so that what follows (the legal
+		// identity above all) is the same as before these were added.
+		if sr := k.str("second").rng(); sr.chance(siteSecond) {
+			if second := pick(&sr, secondLocals[l]) + "@" + host; second != s.email {
+				s.more = append(s.more, second)
+			}
+		}
 	}
-	s.social = socialLinks(&r, slug(p.Name, 30))
+	s.social = socialLinks(&r, k.str("more social").rng(), slug(p.Name, 30))
 	s.tech, s.gaID = technologies(&r)
 	s.gtmID = "GTM-" + strings.ToUpper(lowerBase32.EncodeToString([]byte{byte(r.next()), byte(r.next()), byte(r.next()), byte(r.next())})[:7])
 	if b.s.country == "FRA" {
 		s.legal = legalOf(&r, p.Name, c)
+	}
+	// A person's address, on the site's domain: the director of a French
+	// site's publisher (whose mailbox the world's mail knows), the owner
+	// elsewhere.
+	if strings.HasSuffix(s.email, "@"+host) && k.str("personal").float() < sitePersonal {
+		pr := k.str("personal").rng()
+		first, last := pick(&pr, firstNames[l]), pick(&pr, surnames[l])
+		if s.legal != nil {
+			first, last, _ = strings.Cut(s.legal.director, " ")
+		}
+		s.more = append(s.more, slug(first, 30)+"."+slug(last, 30)+"@"+host)
 	}
 	s.robots = robotsTxt(&r, host, s.tech)
 	s.logo = r.chance(siteLogo)
@@ -93,8 +122,9 @@ func (w *World) site(b *batch, i int, c *category, d int) site {
 	return s
 }
 
-// socialLinks draws the site's social profiles.
-func socialLinks(r *rng, handle string) []string {
+// socialLinks draws the site's social profiles: none on about a third of
+// sites, one to several on the others, Facebook and Instagram first.
+func socialLinks(r *rng, extra rng, handle string) []string {
 	var out []string
 	if r.chance(0.45) {
 		out = append(out, "https://www.facebook.com/"+handle)
@@ -105,8 +135,56 @@ func socialLinks(r *rng, handle string) []string {
 	if r.chance(0.20) {
 		out = append(out, "https://www.linkedin.com/company/"+handle)
 	}
+	// Drawn from a stream of their own (extra), so that the profiles
+	// above stay those of the sites before these networks were added.
+	if extra.chance(0.06) {
+		out = append(out, "https://www.tiktok.com/@"+strings.ReplaceAll(handle, "-", "."))
+	}
+	if extra.chance(0.05) {
+		out = append(out, "https://www.youtube.com/@"+strings.ReplaceAll(handle, "-", ""))
+	}
+	if extra.chance(0.04) {
+		out = append(out, "https://x.com/"+strings.ReplaceAll(handle, "-", "_"))
+	}
 	return out
 }
+
+// webmailOf are the public webmail domains of a country's small
+// businesses, the most common first (listed again to weigh it).
+func webmailOf(country string) []string {
+	if ds, ok := webmailDomains[country]; ok {
+		return ds
+	}
+	return webmailDomains[""]
+}
+
+var webmailDomains = map[string][]string{
+	"FRA": {"gmail.com", "gmail.com", "gmail.com", "orange.fr", "wanadoo.fr", "free.fr", "laposte.net", "hotmail.fr", "sfr.fr"},
+	"DEU": {"gmail.com", "web.de", "web.de", "gmx.de", "gmx.de", "t-online.de"},
+	"ESP": {"gmail.com", "gmail.com", "hotmail.es", "yahoo.es", "telefonica.net"},
+	"ITA": {"gmail.com", "gmail.com", "libero.it", "virgilio.it", "alice.it"},
+	"GBR": {"gmail.com", "gmail.com", "btinternet.com", "yahoo.co.uk", "outlook.com"},
+	"":    {"gmail.com", "gmail.com", "yahoo.com", "outlook.com", "aol.com", "hotmail.com"},
+}
+
+// roleLocals are the main role addresses of a site by language
+// (contact@, info@…); secondLocals a second one some sites add.
+var (
+	roleLocals = [...][]string{
+		langFR: {"contact", "contact", "contact", "contact", "accueil", "bonjour", "info"},
+		langEN: {"info", "info", "hello", "enquiries", "office"},
+		langDE: {"info", "info", "info", "mail", "office"},
+		langES: {"info", "info", "contacto", "hola"},
+		langIT: {"info", "info", "info", "contatti"},
+	}
+	secondLocals = [...][]string{
+		langFR: {"devis", "reservation", "commande", "secretariat", "compta"},
+		langEN: {"bookings", "sales", "accounts"},
+		langDE: {"buchhaltung", "bestellung", "termine"},
+		langES: {"reservas", "pedidos", "administracion"},
+		langIT: {"prenotazioni", "ordini", "amministrazione"},
+	}
+)
 
 // technologies draws the site's builder and trackers, and its Google
 // Analytics measurement id.
@@ -320,6 +398,21 @@ func (s *site) contactBlock() string {
 	return b.String()
 }
 
+// moreEmails lists the contact page's other addresses.
+func (s *site) moreEmails() string {
+	if len(s.more) == 0 {
+		return ""
+	}
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<ul class=\"team\">\n")
+	for _, m := range s.more {
+		fmt.Fprintf(&b, "<li><a href=\"mailto:%s\">%s</a></li>\n", e(m), e(m))
+	}
+	b.WriteString("</ul>\n")
+	return b.String()
+}
+
 func (s *site) home() string {
 	e := html.EscapeString
 	what := s.place.Name
@@ -333,7 +426,7 @@ func (s *site) home() string {
 }
 
 func (s *site) contact() string {
-	main := "<h2>Contact</h2>\n" + s.contactBlock() +
+	main := "<h2>Contact</h2>\n" + s.contactBlock() + s.moreEmails() +
 		fmt.Sprintf("<p>%s</p>\n", s.t("Ouvert du mardi au samedi, de 9 h à 19 h.", "Open Tuesday to Saturday, 9am to 7pm.")) +
 		"<form method=\"post\" action=\"/contact\">\n<input type=\"text\" name=\"name\">\n<input type=\"email\" name=\"email\">\n<textarea name=\"message\"></textarea>\n<button type=\"submit\">" + s.t("Envoyer", "Send") + "</button>\n</form>\n"
 	return s.page("Contact – "+s.place.Name, main)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,10 +101,12 @@ func TestWebSites(t *testing.T) {
 		}
 		if m := emailRe.FindStringSubmatch(home); m != nil {
 			emails++
-			if strings.HasSuffix(m[1], "@gmail.com") {
-				gmails++
-			} else if host := strings.Trim(strings.TrimPrefix(p.Website, "https://"), "/"); m[1] != "contact@"+host {
-				t.Errorf("%s: email %s", p.Website, m[1])
+			host := strings.Trim(strings.TrimPrefix(p.Website, "https://"), "/")
+			switch local, dom, _ := strings.Cut(m[1], "@"); {
+			case !strings.HasSuffix(dom, ".sim.test"):
+				gmails++ // a webmail address
+			case dom != host || !slices.Contains([]string{"contact", "accueil", "bonjour", "info"}, local):
+				t.Errorf("%s: email %s, want a role address of its domain", p.Website, m[1])
 			}
 		}
 		if strings.Contains(home, `content="WordPress`) {
@@ -246,4 +249,98 @@ func luhn(s string) bool {
 
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(s)
+}
+
+// TestSiteContacts: the sites' addresses and profiles vary as small
+// businesses' do, by country: some sites publish none, most a role
+// address of their domain, a fifth a webmail one at the country's
+// providers; some contact pages add a person's address (prenom.nom@) or a
+// second role; some sites link no profile, others several.
+func TestSiteContacts(t *testing.T) {
+	w := newWorld(t, sim.Options{})
+	c := webClient(w)
+	tests := []struct {
+		country  string
+		lon, lat float64
+		webmail  []string // some of the country's webmail domains
+	}{
+		{"fra", 4.8345, 45.7640, []string{"gmail.com", "orange.fr", "free.fr"}},
+		{"deu", 13.405, 52.52, []string{"gmail.com", "web.de", "gmx.de"}},
+		{"esp", -3.7038, 40.4168, []string{"gmail.com"}},
+		{"ita", 9.19, 45.4642, []string{"gmail.com"}},
+		{"gbr", -0.1276, 51.5072, []string{"gmail.com"}},
+		{"usa", -73.9857, 40.7484, []string{"gmail.com"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.country, func(t *testing.T) {
+			var live, none, own, webmail, personal, several, noSocial, manySocial int
+			domains := map[string]bool{}
+			for _, q := range []string{"restaurant", "coiffeur", "plombier"} {
+				for _, p := range truth(t, w, q, around(tt.lon, tt.lat, 0.03)) {
+					if p.Website == "" || !strings.HasPrefix(p.ID, "sim:"+tt.country+"-") {
+						continue
+					}
+					status, page, err := get(t, c, http.MethodGet, p.Website+"contact")
+					if err != nil || status != http.StatusOK {
+						continue
+					}
+					live++
+					var addrs []string
+					for _, m := range emailRe.FindAllStringSubmatch(page, -1) {
+						if !slices.Contains(addrs, m[1]) {
+							addrs = append(addrs, m[1])
+						}
+					}
+					host := strings.Trim(strings.TrimPrefix(p.Website, "https://"), "/")
+					switch {
+					case len(addrs) == 0:
+						none++
+					case strings.HasSuffix(addrs[0], "@"+host):
+						own++
+					default:
+						webmail++
+						domains[addrs[0][strings.IndexByte(addrs[0], '@')+1:]] = true
+					}
+					if len(addrs) > 1 {
+						several++
+					}
+					for _, a := range addrs[min(1, len(addrs)):] {
+						if local, _, _ := strings.Cut(a, "@"); strings.Contains(local, ".") {
+							personal++
+						}
+					}
+					n := strings.Count(page, `rel="noopener"`)
+					if n == 0 {
+						noSocial++
+					}
+					if n >= 2 {
+						manySocial++
+					}
+				}
+			}
+			t.Logf("%d live sites: %d without address, %d on their domain, %d webmail %v, %d with several (%d personal), %d without profile, %d with several",
+				live, none, own, webmail, domains, several, personal, noSocial, manySocial)
+			if live < 100 {
+				t.Fatalf("%d live sites", live)
+			}
+			for what, n := range map[string]int{"no address": none, "own domain": own, "webmail": webmail, "several": several,
+				"personal": personal, "no profile": noSocial, "several profiles": manySocial} {
+				if n == 0 || n == live {
+					t.Errorf("%s: %d of %d sites, want some, not all", what, n, live)
+				}
+			}
+			for d := range domains {
+				if !strings.Contains(d, ".") || strings.HasSuffix(d, ".sim.test") {
+					t.Errorf("webmail domain %q", d)
+				}
+			}
+			found := false
+			for _, d := range tt.webmail {
+				found = found || domains[d]
+			}
+			if !found {
+				t.Errorf("webmail domains %v, want some of %v", domains, tt.webmail)
+			}
+		})
+	}
 }
