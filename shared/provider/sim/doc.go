@@ -20,8 +20,9 @@
 // immobilière and banque 1/2,000, hôtel 1/2,500, pharmacie 1/3,000,
 // expert-comptable 1/3,500, fleuriste and opticien 1/5,000, notaire
 // 1/8,000, librairie 1/9,000 (categories.go has the 39 categories). A
-// query names a category by any of its French or English synonyms
-// (normalised as gazetteer.Normalize does, plurals folded, or contained
+// query names a category by any of its French or English synonyms or
+// its German, Spanish or Italian words (trades.go; normalised as
+// gazetteer.Normalize does, plurals folded, or contained
 // as whole words: "boulangerie artisanale"). Any other query is a
 // category of its own, of density between 1/2,000 and 1/30,000 drawn
 // from its hash: every query finds something, always the same things.
@@ -36,21 +37,34 @@
 //
 // A place has a stable id ("sim:fra-d69381-boulangerie-0-17-k3x9aq",
 // which holds what it takes to regenerate the place, with a check keyed
-// by the seed), a French-style name ("Au Pain Doré", "Boulangerie du
-// Marché", "Maître Claire Roux, Notaire"; country-style elsewhere), an
-// address with a postal code of its commune ("12 rue de la République,
-// 69003 Lyon"), a category display name, a rating and review count, a
-// maps URL (maps.sim.test) and, for 60% of places, a website
+// by the seed), a name and category in its country's language ("Au Pain
+// Doré", "Maître Claire Roux, Notaire"; "Klempnerei Meyer", category
+// "Klempner"; "Fontanería García"; "Idraulica Rossi"; "Smith Plumbing"),
+// a category display name, a rating and review count, a maps URL
+// (maps.sim.test) and, for 60% of places, a website
 // (https://<slug>.<token>.sim.test/, a reserved TLD that nothing real
-// answers). Phones: 8% of listings have none, 3% of French listings a
-// foreign number (+41, +32, +352 mostly), the others a national number:
-// in France "04 78 12 34 56" with the department's area digits (01
-// Île-de-France, 02 north-west, 03 north-east, 04 south-east, 05
-// south-west, overseas their own), 15% of them mobiles (06, 07); abroad
-// international format for the countries phone.go lists (none
-// elsewhere). One block of three consecutive places in twelve shares one
+// answers).
+//
+// A place is drawn inside its settlement's commune (up to drawTries
+// draws in its disc), and where it lies decides the rest: the commune
+// containing its coordinates (Gazetteer.CommuneAt) names the locality of
+// its address and gives its postal code, and the commune's country and
+// region its address format and phone area (conventions.go): "12 rue de
+// la République, 69003 Lyon" and "04 78 12 34 56" (the department's
+// zone: 01 Île-de-France, 02 north-west, 03 north-east, 04 south-east
+// with 04 95 in Corsica only, 05 south-west, overseas their own; 15% of
+// French numbers are mobiles, 06 and 07); "Gartenstraße 56, 63055
+// Alzenau" and a Vorwahl of its Land (a big city's own only there);
+// "Calle Mayor 12, 28013 Madrid" and its province's prefix; "Via Roma 5,
+// 20121 Milano"; "12 High Street, Leeds LS1 4AB"; "245 Main St,
+// Springfield, IL 62701"; elsewhere "<line>, <town>, <country>" and a
+// national number of one area per town (phone.go), none for a country
+// phone.go lacks. 8% of listings have no phone; 8% of those of a French
+// department on a border a number from across it (frBorder), none
+// elsewhere. One block of three consecutive places in twelve shares one
 // national line (a franchise's or group's central number). All numbers
-// are valid for libphonenumber.
+// are valid for libphonenumber. TestCoherentWorld measures the
+// agreement of postcodes, communes and phone areas with coordinates.
 //
 // # Drift
 //
@@ -96,7 +110,9 @@
 //
 // Web returns an http.RoundTripper serving every place's website from
 // memory (see World.Web): home, contact and, in France, legal notice
-// pages with emails, social links, SIREN and SIRET, technology
+// pages with emails (a role address of the site's domain or a webmail
+// one of the country's providers, a person's prenom.nom@ and a second
+// role on some contact pages), social links, SIREN and SIRET, technology
 // fingerprints, robots.txt and sitemap, a few sites dead, unknown hosts
 // failing as DNS would. Enrichment modules crawl it with an http.Client,
 // as they would the internet.
