@@ -1363,6 +1363,13 @@ func osmSplitAddress(addr string) (house, street, pc, city string) {
 		no, st = no+" bis", b
 	}
 	if _, err := strconv.Atoi(strings.TrimSuffix(no, " bis")); err != nil {
+		// "Gartenstraße 56": the number after the street (Germany,
+		// Spain, Italy).
+		if i := strings.LastIndexByte(line, ' '); i > 0 {
+			if _, err := strconv.Atoi(line[i+1:]); err == nil {
+				return line[i+1:], line[:i], pc, city
+			}
+		}
 		return "", line, pc, city
 	}
 	return no, st, pc, city
