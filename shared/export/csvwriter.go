@@ -176,12 +176,25 @@ func ignorable(r rune) bool {
 	return unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
 }
 
-// needsNeutralising tells whether a spreadsheet could read cell as a
-// formula: it starts with a trigger, and is not a plain negative number
-// ("-0.5", "-1,25": a longitude, a rating's change), which is a number in
-// every spreadsheet and nothing else.
+// needsNeutralising tells whether cell gets the guard's apostrophe: a
+// spreadsheet could read it as a formula (it starts with a trigger, and is
+// not a plain negative number such as "-0.5" or "-1,25", a longitude or a
+// rating's change, which is a number in every spreadsheet and nothing
+// else), or it already looks guarded (apostrophes, then a trigger: "'=x"),
+// so that Restore gives back every cell exactly.
 func needsNeutralising(cell string) bool {
-	return triggers(cell) && !negativeNumber(cell)
+	return (triggers(cell) && !negativeNumber(cell)) || looksGuarded(cell)
+}
+
+// looksGuarded is one or more apostrophes, then a trigger (a negative
+// number included: files written before negative numbers were left alone
+// hold them guarded).
+func looksGuarded(cell string) bool {
+	if len(cell) < 2 || cell[0] != '\'' {
+		return false
+	}
+	rest := strings.TrimLeft(cell, "'")
+	return rest != "" && triggers(rest)
 }
 
 // negativeNumber is "-" then digits, with at most one '.' or ',' between
@@ -213,24 +226,21 @@ func Neutralise(cell string) string {
 	return cell
 }
 
-// Restore undoes Neutralise, for a module that needs a raw value (a phone
-// number to look up). It is exact for every cell written by CSVWriter except
-// one that already started with an apostrophe followed by one of the six
-// trigger characters, which no business field does.
+// Restore undoes Neutralise exactly: Restore(Neutralise(s)) == s for
+// every s (FuzzRestoreNeutralise). It is how every reader of a stored CSV
+// other than the CSV download gets a cell's value (JSON, XLSX, items,
+// pipelines, imports, a veille's diff): the guard belongs to the CSV alone.
 func Restore(cell string) string {
-	// Any trigger, a negative number included: files written before
-	// negative numbers were left alone hold them guarded.
-	if len(cell) >= 2 && cell[0] == '\'' && triggers(cell[1:]) {
+	if looksGuarded(cell) {
 		return cell[1:]
 	}
 	return cell
 }
 
 // RestoreBytes is Restore over bytes, for a reader of many cells (a
-// veille's diff keys): it allocates only for a cell that starts with an
-// apostrophe.
+// veille's diff keys): it allocates nothing.
 func RestoreBytes(cell []byte) []byte {
-	if len(cell) >= 2 && cell[0] == '\'' && triggers(string(cell[1:])) {
+	if len(cell) >= 2 && cell[0] == '\'' && looksGuarded(string(cell)) {
 		return cell[1:]
 	}
 	return cell

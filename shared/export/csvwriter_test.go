@@ -61,7 +61,10 @@ func TestCSVWriterNeutralisesFormulaCells(t *testing.T) {
 		{"control characters only", "\x00\x01", "\x00\x01"},
 		{"spaces then text", "  lead", "  lead"},
 		{"empty", "", ""},
-		{"apostrophe already", "'=1", "'=1"},
+		{"apostrophe already", "'=1", "''=1"},
+		{"apostrophes already", "''+33", "'''+33"},
+		{"apostrophe before a negative number", "'-5", "''-5"},
+		{"apostrophe before text", "'abc", "'abc"},
 		{"accents", "Café Lefèvre", "Café Lefèvre"},
 	}
 	for _, tt := range tests {
@@ -79,7 +82,8 @@ func TestCSVWriterNeutralisesFormulaCells(t *testing.T) {
 }
 
 func TestRestoreUndoesNeutralise(t *testing.T) {
-	for _, in := range []string{"=1+1", "+33 4", "-5", "@x", "\tx", "\rx", "plain", "", "'", "'plain", "\x00=1+1", " =1", "\u200b@x"} {
+	for _, in := range []string{"=1+1", "+33 4", "-5", "@x", "\tx", "\rx", "plain", "", "'", "'plain", "\x00=1+1", " =1", "\u200b@x",
+		"'=1", "''=1", "'-5", "'+33", "'' -1", "'\t"} {
 		if got := Restore(Neutralise(in)); got != in {
 			t.Errorf("Restore(Neutralise(%q)) = %q", in, got)
 		}

@@ -17,7 +17,7 @@ const MaxItemsLimit = 100_000
 // less is the spec's omitted limit: every row from offset. Only the page's
 // rows are kept; the rest is read and counted. The caller validates limit
 // against MaxItemsLimit (a 400), as the spec puts it.
-func Items(r io.Reader, offset, limit int) (count, total int, items []map[string]string, err error) {
+func Items(r io.Reader, offset, limit int) (count, total int, items []map[string]any, err error) {
 	if offset < 0 {
 		return 0, 0, nil, fmt.Errorf("export: items offset %d: %w", offset, ErrPage)
 	}
@@ -26,7 +26,7 @@ func Items(r io.Reader, offset, limit int) (count, total int, items []map[string
 		return 0, 0, nil, err
 	}
 	keys := cr.Header()
-	items = make([]map[string]string, 0, min(max(limit, 0), 1024))
+	items = make([]map[string]any, 0, min(max(limit, 0), 1024))
 	for ; ; total++ {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -43,12 +43,13 @@ func Items(r io.Reader, offset, limit int) (count, total int, items []map[string
 	return len(items), total, items, nil
 }
 
-// rowMap is one row as an object. The row's strings are not copied: they
-// share the record's one allocation made by encoding/csv.
-func rowMap(keys, row []string) map[string]string {
-	m := make(map[string]string, len(keys))
+// rowMap is one row as an object, each cell its Value. The row's strings
+// are not copied: they share the record's one allocation made by
+// encoding/csv.
+func rowMap(keys, row []string) map[string]any {
+	m := make(map[string]any, len(keys))
 	for i, k := range keys {
-		m[k] = row[i]
+		m[k] = Value(k, row[i])
 	}
 	return m
 }

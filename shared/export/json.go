@@ -9,8 +9,9 @@ import (
 )
 
 // ToJSON converts a stored CSV into a JSON array of objects keyed by the
-// header, in the header's order, every value a string. It streams: one row
-// is in memory at a time.
+// header, in the header's order, each value typed by its column
+// (appendJSONValue: null, numbers, booleans, lists, the guard undone). It
+// streams: one row is in memory at a time.
 func ToJSON(w io.Writer, r io.Reader) error {
 	cr, err := ReadCSV(r)
 	if err != nil {
@@ -34,7 +35,7 @@ func ToJSON(w io.Writer, r io.Reader) error {
 // that does not fit are counted, not written (the first row of a page is
 // always written, so that paging always moves on).
 func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, maxBytes int64, counts *pageCounts) error {
-	keys := jsonKeys(cr.Header())
+	keys, types := jsonKeys(cr.Header()), columnTypes(cr.Header())
 	buf := make([]byte, 0, 4096)
 	buf = append(buf, '[')
 	n, i := 0, 0
@@ -55,7 +56,7 @@ func writeJSONRows(bw *bufio.Writer, cr *Reader, offset, limit int, maxBytes int
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendJSONObject(append(buf, '\n'), keys, row)
+		buf = appendJSONObject(append(buf, '\n'), keys, types, row)
 		if maxBytes > 0 {
 			grown := PayloadSize(buf[mark:])
 			if n > 0 && size+grown+PayloadSize([]byte("\n")) > maxBytes {
@@ -118,15 +119,15 @@ func jsonKeys(header []string) [][]byte {
 	return keys
 }
 
-// appendJSONObject appends {"key":"value",...} for one row.
-func appendJSONObject(buf []byte, keys [][]byte, row []string) []byte {
+// appendJSONObject appends {"key":value,...} for one row.
+func appendJSONObject(buf []byte, keys [][]byte, types []ColumnType, row []string) []byte {
 	buf = append(buf, '{')
 	for i, cell := range row {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, keys[i]...)
-		buf = appendJSONString(buf, cell)
+		buf = appendJSONValue(buf, types[i], cell)
 	}
 	return append(buf, '}')
 }

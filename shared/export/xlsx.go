@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -30,7 +31,8 @@ const xlsxDeflateLevel = 2
 const sheetFlushBytes = 64 << 10
 
 // ToXLSX converts a stored CSV into an XLSX workbook with a bold, frozen
-// header row and every cell a text cell. Its rows fill the sheet "Export",
+// header row and each cell typed by its column (appendCell: numbers,
+// booleans and dates as such, everything else text, the guard undone). Its rows fill the sheet "Export",
 // then, past Excel's last row (1,048,576, header included), "Export 2",
 // "Export 3"..., each with the header again: a 2,000,000-row output is two
 // sheets. It streams: the rows go one by one into the compressed sheet
@@ -101,6 +103,7 @@ type sheetWriter struct {
 	zw      *zip.Writer
 	out     io.Writer
 	header  []string
+	types   []ColumnType
 	buf     []byte
 	cols    [][]byte // column letters: "A", "B", ...
 	sheets  int      // sheets opened
@@ -115,7 +118,7 @@ type sheetWriter struct {
 // of sheets.
 func writeSheets(zw *zip.Writer, cr *Reader, lim xlsxLimits) (int, *TruncatedError, error) {
 	header := cr.Header()
-	sw := &sheetWriter{zw: zw, header: header, cols: columnLetters(len(header)), buf: make([]byte, 0, 2*sheetFlushBytes), lim: lim}
+	sw := &sheetWriter{zw: zw, header: header, types: columnTypes(header), cols: columnLetters(len(header)), buf: make([]byte, 0, 2*sheetFlushBytes), lim: lim}
 	if err := sw.open(); err != nil {
 		return 0, nil, err
 	}
@@ -148,7 +151,7 @@ func (sw *sheetWriter) open() error {
 	sw.buf = append(sw.buf, sheetHead...)
 	sw.buf = strconv.AppendInt(append(sw.buf, `<cols><col min="1" max="`...), int64(len(sw.header)), 10)
 	sw.buf = append(sw.buf, `" width="22" customWidth="1"/></cols><sheetData>`...)
-	sw.appendRow(sw.header, ` s="1"`)
+	sw.appendRow(sw.header, nil)
 	return nil
 }
 
@@ -168,7 +171,7 @@ func (sw *sheetWriter) add(row []string) error {
 	for attempt := 0; ; attempt++ {
 		if sw.row < sw.lim.rows {
 			mark := len(sw.buf)
-			sw.appendRow(row, "")
+			sw.appendRow(row, sw.types)
 			if sw.written+int64(len(sw.buf)+sheetTail) <= sw.lim.sheetBytes {
 				break
 			}
@@ -203,31 +206,98 @@ func (sw *sheetWriter) flush() error {
 	return nil
 }
 
-// appendRow appends <row r="n"> with one inline-string cell per non-empty
-// value; style is the cells' s attribute ("" for the default style).
-func (sw *sheetWriter) appendRow(row []string, style string) {
+// appendRow appends <row r="n"> with one cell per non-empty value, each
+// typed by types; nil types is the header row: bold text.
+func (sw *sheetWriter) appendRow(row []string, types []ColumnType) {
 	sw.row++
 	num := strconv.AppendInt(nil, int64(sw.row), 10)
 	sw.buf = append(append(append(sw.buf, `<row r="`...), num...), `">`...)
 	for i, cell := range row {
+		if types != nil {
+			// The guard is the CSV's: a spreadsheet never evaluates an
+			// XLSX string cell, so it holds the value itself.
+			cell = Restore(cell)
+		}
 		if cell == "" {
 			continue // an absent cell is an empty one, and smaller
 		}
 		sw.buf = append(append(append(sw.buf, `<c r="`...), sw.cols[i]...), num...)
-		sw.buf = append(append(sw.buf, `" t="inlineStr"`...), style...)
-		sw.buf = append(sw.buf, "><is><t"...)
-		if needsSpacePreserve(cell) {
-			sw.buf = append(sw.buf, ` xml:space="preserve"`...)
+		if types == nil {
+			sw.appendText(cell, ` s="1"`)
+			continue
 		}
-		sw.buf = append(sw.buf, '>')
-		var cut bool
-		sw.buf, cut = appendXMLText(sw.buf, cell, sw.lim.cellChars)
-		if cut {
-			sw.trunc.CellsCut++
-		}
-		sw.buf = append(sw.buf, "</t></is></c>"...)
+		sw.appendCell(types[i], cell)
 	}
 	sw.buf = append(sw.buf, "</row>"...)
+}
+
+// appendCell appends the rest of a data cell after its reference: a number
+// cell for an Integer or Number column's number (numberText: exact in a
+// double, Excel's 15 digits), a boolean cell, a day as its serial number
+// in the date style; anything else, and a cell that does not read as its
+// column's type, an inline string cell, as written. No cell is ever a
+// formula.
+func (sw *sheetWriter) appendCell(t ColumnType, cell string) {
+	switch t.Kind {
+	case Integer, Number:
+		if numberText(cell, t.Kind == Integer) {
+			sw.buf = append(append(append(sw.buf, `"><v>`...), cell...), "</v></c>"...)
+			return
+		}
+	case Boolean:
+		if v, ok := boolText(cell); ok {
+			b := byte('0')
+			if v {
+				b = '1'
+			}
+			sw.buf = append(append(append(sw.buf, `" t="b"><v>`...), b), "</v></c>"...)
+			return
+		}
+	case Date:
+		if serial, ok := excelDate(cell); ok {
+			sw.buf = strconv.AppendInt(append(sw.buf, `" s="`+dateStyle+`"><v>`...), serial, 10)
+			sw.buf = append(sw.buf, "</v></c>"...)
+			return
+		}
+	}
+	sw.appendText(cell, "")
+}
+
+// appendText appends the rest of an inline string cell; style is its s
+// attribute ("" for the default style).
+func (sw *sheetWriter) appendText(cell, style string) {
+	sw.buf = append(append(sw.buf, `" t="inlineStr"`...), style...)
+	sw.buf = append(sw.buf, "><is><t"...)
+	if needsSpacePreserve(cell) {
+		sw.buf = append(sw.buf, ` xml:space="preserve"`...)
+	}
+	sw.buf = append(sw.buf, '>')
+	var cut bool
+	sw.buf, cut = appendXMLText(sw.buf, cell, sw.lim.cellChars)
+	if cut {
+		sw.trunc.CellsCut++
+	}
+	sw.buf = append(sw.buf, "</t></is></c>"...)
+}
+
+// dateStyle is the cell format (cellXfs index) of dates: yyyy-mm-dd.
+const dateStyle = "2"
+
+// excelEpoch is day 0 of Excel's 1900 date system, as a day count that is
+// right from 1900-03-01 on (Excel counts a 29 February 1900 that did not
+// exist: earlier days stay text).
+var (
+	excelEpoch    = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+	excelFirstDay = time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// excelDate is a YYYY-MM-DD day as Excel's serial number.
+func excelDate(cell string) (int64, bool) {
+	d, ok := dateText(cell)
+	if !ok || d.Before(excelFirstDay) {
+		return 0, false
+	}
+	return int64(d.Sub(excelEpoch) / (24 * time.Hour)), true
 }
 
 // needsSpacePreserve tells whether cell starts or ends with white space,
@@ -326,7 +396,8 @@ type xlsxPart struct{ name, body string }
 
 // xlsxStaticParts are the parts of the minimal SpreadsheetML package that
 // do not depend on the number of sheets: content types, the package
-// relationships and styles with a second cell format (index 1) in bold for the header.
+// relationships and styles with a second cell format (index 1) in bold for
+// the header and a third (index 2, dateStyle) showing a day as yyyy-mm-dd.
 func xlsxStaticParts() []xlsxPart {
 	return []xlsxPart{
 		// Content types first, as streaming readers expect: the sheets,
@@ -342,13 +413,15 @@ func xlsxStaticParts() []xlsxPart {
 			`<Relationship Id="rId1" Type="` + nsRel + `/officeDocument" Target="xl/workbook.xml"/>` +
 			`</Relationships>`},
 		{"xl/styles.xml", xmlDecl + `<styleSheet xmlns="` + nsMain + `">` +
+			`<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy\-mm\-dd"/></numFmts>` +
 			`<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font>` +
 			`<font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>` +
 			`<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>` +
 			`<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
 			`<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>` +
-			`<cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
-			`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>` +
+			`<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
+			`<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>` +
+			`<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>` +
 			`<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>` +
 			`</styleSheet>`},
 	}
