@@ -110,6 +110,11 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 			e.log(ctx, j, true,
 				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, len(batches), j.JobType),
 				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, len(batches), j.JobType))
+			if n, ok := mod.(enrich.Noted); ok {
+				if en, fr := n.JobNote(); en != "" {
+					e.log(ctx, j, true, en, fr)
+				}
+			}
 		}
 	}
 	if it.Int(attrOpenTasks) == 0 {

@@ -81,6 +81,13 @@ type Sourced interface {
 	Source() string
 }
 
+// Noted is a module with something every job's log must say at its start
+// (en and fr; "" for nothing): a source it runs without, so that columns
+// left empty for that reason are never silently empty.
+type Noted interface {
+	JobNote() (en, fr string)
+}
+
 // Distinct is a module some of whose columns share a name with common
 // item columns but not their meaning: verify's category (of an email)
 // against a scrape's category (of a business). Where an item has such a

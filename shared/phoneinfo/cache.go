@@ -78,9 +78,21 @@ const (
 // StoreCache is a Cache over a table whose partition key attribute is
 // "pk" and sort key attribute "sk": one item per number, read with one
 // Get by full key (no query, no scan).
-func StoreCache(t store.Table) Cache { return storeCache{t} }
+func StoreCache(t store.Table) Cache { return storeCache{t: t} }
 
-type storeCache struct{ t store.Table }
+// StoreCacheTTL is StoreCache whose items also carry, in the table's TTL
+// attribute ttlAttr (epoch seconds), their check's time plus keep: the
+// store deletes a number's status once it is too old to be read
+// (Deps.MaxAge), rather than keeping every number ever checked.
+func StoreCacheTTL(t store.Table, ttlAttr string, keep time.Duration) Cache {
+	return storeCache{t: t, ttlAttr: ttlAttr, keep: keep}
+}
+
+type storeCache struct {
+	t       store.Table
+	ttlAttr string
+	keep    time.Duration
+}
 
 func cacheKey(e164 string) store.Key { return store.Key{PK: cachePKPrefix + e164, SK: cacheSK} }
 
@@ -127,6 +139,9 @@ func (c storeCache) Put(ctx context.Context, e164 string, s Status) error {
 	}
 	if !s.CheckedAt.IsZero() {
 		it["checked_at"] = s.CheckedAt.UTC().Format(time.RFC3339Nano)
+		if c.ttlAttr != "" && c.keep > 0 {
+			it[c.ttlAttr] = s.CheckedAt.Add(c.keep).Unix()
+		}
 	}
 	if err := c.t.Put(ctx, it, nil); err != nil {
 		return fmt.Errorf("phone cache: put %s: %w", e164, err)
