@@ -165,8 +165,8 @@ type HLRAnswer struct {
 	ProcessingStatus    string  `json:"processing_status"`
 	// ErrorCode is the provider's code of a lookup that did not complete
 	// (a number or null).
-	ErrorCode json.RawMessage `json:"error_code"`
-	DataSource string         `json:"data_source"`
+	ErrorCode  json.RawMessage `json:"error_code"`
+	DataSource string          `json:"data_source"`
 }
 
 // Connectivity statuses of the API.

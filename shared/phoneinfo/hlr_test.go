@@ -139,7 +139,7 @@ func TestHLRClient(t *testing.T) {
 			answers: []hlrAnswer{{429, http.Header{"Retry-After": {"3600"}}, ""}}, wantErr: phoneinfo.ErrLookup, requests: 1},
 		{name: "garbled body retried", number: "+33639980012",
 			answers: []hlrAnswer{{200, nil, `{"id":"3b4d`}, {200, nil, fixture(t, "fr_connected.json")}},
-			want: phoneinfo.Status{CarrierCurrent: "Orange", Ported: &no, Reachable: &yes}, requests: 2, waits: 1},
+			want:    phoneinfo.Status{CarrierCurrent: "Orange", Ported: &no, Reachable: &yes}, requests: 2, waits: 1},
 		{name: "401: refused", number: "+33639980012", answers: []hlrAnswer{{401, nil, `{"errors":["unauthorized"]}`}},
 			wantErr: phoneinfo.ErrRefused, requests: 1},
 		{name: "402: no credit, refused", number: "+33639980012", answers: []hlrAnswer{{402, nil, "insufficient balance"}},
