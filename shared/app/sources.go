@@ -46,6 +46,7 @@ const (
 	simRegistersHost = "registers.sim.test"
 	simBodaccHost    = "bodacc.sim.test"
 	simOverpassHost  = "overpass.sim.test"
+	simPhoneLineHost = "phoneline.sim.test"
 )
 
 // sources holds what the data-source modules share.
@@ -84,6 +85,7 @@ func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 			simRegistersHost: reg,
 			simBodaccHost:    reg,
 			simOverpassHost:  &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.OverpassAPI() }},
+			simPhoneLineHost: phoneinfo.SimLineHandler(),
 		}, prov: prov}
 	}
 	// The modules bound each call themselves (and the item's timeout
@@ -128,9 +130,44 @@ func (s *sources) modules() []enrich.Module {
 	} else {
 		mods = append(mods, registers.LegalDataModule(c, s.label("recherche-entreprises.api.gouv.fr + BODACC")))
 	}
-	mods = append(mods, phoneinfo.Module(phoneinfo.Deps{Plan: s.phonePlan(), Cache: phoneinfo.StoreCache(s.db.Table(accounts.Table)),
-		Source: s.label("")}))
+	mods = append(mods, s.phoneInfoModule())
 	return mods
+}
+
+// phoneInfoModule is phone_info over the numbering plan, the per-number
+// cache in the accounts table (its items expire with the table's TTL
+// attribute "ttl" once too old to be read) and the line lookup, when
+// there is one: a number is looked up at most once per LineTTL.
+func (s *sources) phoneInfoModule() enrich.Module {
+	d := phoneinfo.Deps{Plan: s.phonePlan(), Cache: phoneinfo.StoreCacheTTL(s.db.Table(accounts.Table), "ttl", phoneinfo.LineTTL),
+		Source: s.label(""), Log: s.log}
+	if l := s.phoneLookup(); l != nil {
+		d.Lookup, d.MaxAge = l, phoneinfo.LineTTL
+	}
+	return phoneinfo.Module(d)
+}
+
+// phoneLookup is phone_info's line lookup: the sim twin under sim
+// sources, the HLR API when SVC_PHONE_LOOKUP_KEY and _SECRET are set,
+// none otherwise (every phone_info job's log then says the live columns
+// are left empty).
+func (s *sources) phoneLookup() phoneinfo.LineLookup {
+	src := s.cfg.Sources
+	cfg := phoneinfo.HLRConfig{BaseURL: src.PhoneLookupURL, Key: src.PhoneLookupKey, Secret: src.PhoneLookupSecret}
+	if s.sim {
+		// The twin checks the real client's signature with its own
+		// credentials.
+		cfg = phoneinfo.HLRConfig{BaseURL: "https://" + simPhoneLineHost + "/api/v2",
+			Key: phoneinfo.SimLineKey, Secret: phoneinfo.SimLineSecret}
+	} else if cfg.Key == "" && cfg.Secret == "" {
+		return nil
+	}
+	c, err := phoneinfo.NewHLRClient(cfg, s.http)
+	if err != nil {
+		s.log.Error("phone_info: line lookup not configured", "err", err)
+		return nil
+	}
+	return c
 }
 
 // registers is the company-registers client of legal_data, sirene and

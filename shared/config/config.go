@@ -88,6 +88,13 @@ type Sources struct {
 	// PhonePlanDir holds ARCEP's numbering-plan files for phone_info
 	// (SVC_PHONE_PLAN_DIR: MAJNUM.csv and the operators' list).
 	PhonePlanDir string
+	// PhoneLookupURL is the root of phone_info's line lookup, an HLR API
+	// (SVC_PHONE_LOOKUP_URL, hlr-lookups.com's v2 by default);
+	// PhoneLookupKey and PhoneLookupSecret its credentials
+	// (SVC_PHONE_LOOKUP_KEY, SVC_PHONE_LOOKUP_SECRET; on AWS read from
+	// Secrets Manager). Without both, under real sources, no lookup is
+	// made and phone_info's jobs say so.
+	PhoneLookupURL, PhoneLookupKey, PhoneLookupSecret string
 }
 
 // The defaults of the provider's load under google: the Places API (New)
@@ -252,6 +259,9 @@ func (c *Config) readSources(getenv func(string) string) error {
 		SMTPProxy:     strings.TrimSpace(getenv("SVC_SMTP_PROXY")),
 		PhonePlanDir:  strings.TrimSpace(getenv("SVC_PHONE_PLAN_DIR")),
 	}
+	s.PhoneLookupURL = strings.TrimSpace(getenv("SVC_PHONE_LOOKUP_URL"))
+	s.PhoneLookupKey = strings.TrimSpace(getenv("SVC_PHONE_LOOKUP_KEY"))
+	s.PhoneLookupSecret = strings.TrimSpace(getenv("SVC_PHONE_LOOKUP_SECRET"))
 	switch s.Mode {
 	case "sim", "real":
 	default:
