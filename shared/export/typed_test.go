@@ -516,3 +516,43 @@ func FuzzRestoreNeutralise(f *testing.F) {
 		}
 	})
 }
+
+// TestColumnsDocMatchesTable: docs/columns.md lists exactly the column
+// table, each column with its type and separator.
+func TestColumnsDocMatchesTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/columns.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "## The table")
+	if !ok {
+		t.Fatal(`docs/columns.md has no "## The table"`)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)` \\| ([a-z]+) \\| (?:`([^`]*)`)? *\\|")
+	documented := map[string]ColumnType{}
+	for _, m := range row.FindAllStringSubmatch(table, -1) {
+		documented[m[1]] = ColumnType{Kind: kindNamed(t, m[2]), Sep: m[3]}
+	}
+	if want := ColumnTable(); !reflect.DeepEqual(documented, want) {
+		for c, ct := range want {
+			if documented[c] != ct {
+				t.Errorf("%s: documented %+v, table %+v", c, documented[c], ct)
+			}
+		}
+		for c := range documented {
+			if _, ok := want[c]; !ok {
+				t.Errorf("%s documented, not in the table", c)
+			}
+		}
+	}
+}
+
+func kindNamed(t *testing.T, name string) Kind {
+	for k := String; k <= JSONText; k++ {
+		if k.String() == name {
+			return k
+		}
+	}
+	t.Fatalf("unknown type %q in docs/columns.md", name)
+	return String
+}
