@@ -45,8 +45,10 @@
 //     0.1 point or more always ranks first; SortSignals breaks ties on the
 //     drop, the growth, then the text fields.
 //   - Signal files: the CSV goes through export.NewCSV (BOM, ';', formula
-//     guard), the XLSX is export.ToXLSX of that CSV, the JSON an array of
-//     Signal objects; numbers use '.' as the decimal mark.
+//     guard), the XLSX is export.ToXLSX of that CSV (the guard undone,
+//     notes, counts and score as number cells by export's column table),
+//     the JSON an array of Signal objects; numbers use '.' as the decimal
+//     mark.
 //
 // The reader is not encoding/csv: it reads what export.ReadCSV reads,
 // refuses what it refuses (tests hold them together, FuzzSplit included),

@@ -56,8 +56,9 @@ func WriteSignalsJSON(w io.Writer, signals []Signal) error {
 
 // WriteSignalsXLSX writes signals as the workbook export.ToXLSX makes of
 // their CSV: the service's one XLSX writer, so the file looks like every
-// other download (one "Export" sheet, bold frozen header, text cells with
-// the CSV's values). The CSV streams through a pipe, never whole in
+// other download (one "Export" sheet, bold frozen header, cells typed by
+// export's column table: notes, counts and score as numbers, texts without
+// the CSV's guard). The CSV streams through a pipe, never whole in
 // memory. Past Excel's row limit the error is export's *TruncatedError,
 // with a valid file written.
 func WriteSignalsXLSX(w io.Writer, signals []Signal) error {

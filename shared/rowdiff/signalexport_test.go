@@ -107,7 +107,8 @@ func TestWriteSignalsJSON(t *testing.T) {
 }
 
 // TestWriteSignalsXLSX opens the workbook with excelize (the repo's test
-// dependency for XLSX): one "Export" sheet, the CSV's header and cells.
+// dependency for XLSX): one "Export" sheet, the CSV's header and cells,
+// without the CSV's guard, the numbers as number cells.
 func TestWriteSignalsXLSX(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteSignalsXLSX(&buf, testSignals); err != nil {
@@ -121,7 +122,7 @@ func TestWriteSignalsXLSX(t *testing.T) {
 	if got := f.GetSheetList(); !slices.Equal(got, []string{"Export"}) {
 		t.Fatalf("sheets %q", got)
 	}
-	rows, err := f.GetRows("Export")
+	rows, err := f.GetRows("Export", excelize.Options{RawCellValue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +134,18 @@ func TestWriteSignalsXLSX(t *testing.T) {
 			row = append(row, "")
 		}
 		for j, cell := range row {
-			if want := export.Neutralise(wantCells[i][j]); cell != want {
+			if want := wantCells[i][j]; cell != want {
 				t.Errorf("row %d %s = %q, want %q", i, specSignalColumns[j], cell, want)
 			}
 		}
+	}
+	for _, ref := range []string{"G2", "J2", "M2"} { // note_avant, avis_avant, score
+		if typ, err := f.GetCellType("Export", ref); err != nil || typ != excelize.CellTypeUnset {
+			t.Errorf("%s type %v (%v), want a number cell", ref, typ, err)
+		}
+	}
+	if typ, err := f.GetCellType("Export", "C2"); err != nil || typ != excelize.CellTypeInlineString {
+		t.Errorf("C2 (telephone) type %v (%v), want text", typ, err)
 	}
 	// An empty list is a valid workbook with the header.
 	buf.Reset()
