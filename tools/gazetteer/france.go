@@ -67,6 +67,9 @@ func (b *builder) addFrance() error {
 	}
 	b.communeRadii(fr)
 	b.joinIslands(fr)
+	if err := b.communeOutlines(fr, b.communesDir); err != nil {
+		return fmt.Errorf("commune outlines: %w", err)
+	}
 	if err := b.frenchDistricts(fr); err != nil {
 		return err
 	}

@@ -17,20 +17,23 @@ import (
 func main() {
 	src := flag.String("src", ".tools/gazetteer/node_modules", "node_modules directory holding the source packages")
 	out := flag.String("out", "shared/gazetteer/data/gazetteer.bin", "file to write")
+	communes := flag.String("communes", "../shared/data/france-communes-2018",
+		"directory of the French commune outlines (IGN Admin Express COG 2018, *.geojson.gz); missing, communes stay discs")
 	verbose := flag.Bool("v", false, "also list the places located by the rarer methods")
 	flag.Parse()
-	if err := run(*src, *out, os.Stdout, *verbose); err != nil {
+	if err := run(*src, *communes, *out, os.Stdout, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "gazetteer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(srcDir, out string, report io.Writer, verbose bool) error {
+func run(srcDir, communesDir, out string, report io.Writer, verbose bool) error {
 	src, err := readSources(srcDir)
 	if err != nil {
 		return err
 	}
 	b := newBuilder(src)
+	b.communesDir = communesDir
 	steps := []struct {
 		what string
 		run  func() error

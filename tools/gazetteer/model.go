@@ -41,6 +41,9 @@ type builder struct {
 	unitsByCountry map[string][]*unit
 	fr             *france
 	stats          *stats
+	// communesDir holds the commune outlines (communeOutlines); empty or
+	// missing, French communes stay discs.
+	communesDir string
 }
 
 func newBuilder(src *sources) *builder {

@@ -99,6 +99,36 @@ func interiorPoint(mp orb.MultiPolygon) orb.Point {
 	return pt
 }
 
+// interiorPointWithin is like interiorPoint, but returns the widest
+// stretch's middle that also lies in within (a commune's centre must lie
+// in its department's coarser outline too); false when no candidate does.
+func interiorPointWithin(mp, within orb.MultiPolygon) (orb.Point, bool) {
+	type cand struct {
+		pt    orb.Point
+		width float64
+	}
+	var cands []cand
+	for _, poly := range mp {
+		b := poly.Bound()
+		for k := 1; k <= 15; k++ {
+			y := b.Min[1] + (b.Max[1]-b.Min[1])*float64(k)/16
+			xs := crossings(poly, y)
+			for i := 0; i+1 < len(xs); i += 2 {
+				// Widths in degrees of longitude: the polygons of one
+				// commune share a latitude.
+				cands = append(cands, cand{gazetteer.Quantize(orb.Point{(xs[i] + xs[i+1]) / 2, y}), xs[i+1] - xs[i]})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].width > cands[j].width })
+	for _, c := range cands {
+		if planar.MultiPolygonContains(mp, c.pt) && planar.MultiPolygonContains(within, c.pt) {
+			return c.pt, true
+		}
+	}
+	return orb.Point{}, false
+}
+
 // crossings are the sorted longitudes where the rings of p cross the
 // parallel y.
 func crossings(p orb.Polygon, y float64) []float64 {

@@ -69,6 +69,7 @@ type inseeCommune struct {
 	Commune        string   `json:"commune"`  // of a municipal arrondissement: its city
 	CodesPostaux   []string `json:"codesPostaux"`
 	Population     int64    `json:"population"`
+	AnciensCodes   []string `json:"anciensCodes"` // of a current commune: the codes it had before a merger
 }
 
 // geoname is one row of GeoNames cities500.txt.

@@ -11,7 +11,11 @@ type stats struct {
 	n       map[string]int
 	order   []string
 	details map[string][]string // printed with -v
+	notes   []string            // printed first, whole sentences
 }
+
+// note records a sentence the report prints before the counts.
+func (s *stats) note(sentence string) { s.notes = append(s.notes, sentence) }
 
 func newStats() *stats { return &stats{n: map[string]int{}, details: map[string][]string{}} }
 
@@ -25,6 +29,9 @@ func (s *stats) count(what string, k int) {
 }
 
 func (s *stats) print(w io.Writer, verbose bool) {
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 	keys := append([]string(nil), s.order...)
 	sort.Strings(keys)
 	for _, k := range keys {
