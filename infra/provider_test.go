@@ -143,6 +143,7 @@ func TestSecretsAndProvider(t *testing.T) {
 					if f.sources {
 						want = append(want, onaws.SecretRef{ARN: "ref:" + sources, Fields: map[string]string{
 							"pagespeed_key": "SVC_PAGESPEED_KEY", "registers_key": "SVC_REGISTERS_KEY", "delivery_seeds": "SVC_DELIVERY_SEEDS",
+							"phone_lookup_key": "SVC_PHONE_LOOKUP_KEY", "phone_lookup_secret": "SVC_PHONE_LOOKUP_SECRET",
 						}})
 					}
 					holdsJobs := slices.Contains(f.tables, "jobs")

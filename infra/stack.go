@@ -280,6 +280,8 @@ var dataSourceSecretKeys = []struct{ field, env string }{
 	{"pagespeed_key", "SVC_PAGESPEED_KEY"},
 	{"registers_key", "SVC_REGISTERS_KEY"},
 	{"delivery_seeds", "SVC_DELIVERY_SEEDS"},
+	{"phone_lookup_key", "SVC_PHONE_LOOKUP_KEY"},
+	{"phone_lookup_secret", "SVC_PHONE_LOOKUP_SECRET"},
 }
 
 // chromiumLayerAsset is the zip of the serverless Chromium pack (make
