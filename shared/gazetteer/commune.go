@@ -83,17 +83,7 @@ func (g *Gazetteer) CommuneAt(country string, pt orb.Point) (ID, bool) {
 	ix := g.communeIndex(country)
 	city, ok := g.bestAt(ix.cells[cellKey(cellOf(pt))], pt, false)
 	if !ok {
-		// The outline near pt may end in a neighbouring cell.
-		x, y := cellOf(pt)
-		var near []ID
-		for dx := int64(-1); dx <= 1; dx++ {
-			for dy := int64(-1); dy <= 1; dy++ {
-				near = append(near, ix.cells[cellKey(x+dx, y+dy)]...)
-			}
-		}
-		if city, ok = g.nearestOutline(near, pt, outlineGapM); !ok {
-			return None, false
-		}
+		return None, false
 	}
 	if kids := g.Children(city); len(kids) > 0 {
 		if d, ok := g.bestAt(kids, pt, true); ok && g.places[d].Kind == District {
@@ -101,55 +91,6 @@ func (g *Gazetteer) CommuneAt(country string, pt orb.Point) (ID, bool) {
 		}
 	}
 	return city, true
-}
-
-// outlineGapM is how far, in metres, a point outside every outline and
-// disc may lie from an outline and still belong to it: neighbouring
-// outlines are simplified apart (tools/gazetteer: about 100 m of
-// tolerance), which leaves slivers between them that belong to one of the
-// two, and a simplified coast may leave a quay's businesses at sea.
-const outlineGapM = 150
-
-// nearestOutline returns among ids the place with an outline (no Radius)
-// whose boundary is nearest to pt, if within maxM metres. Ties go to the
-// lower ID.
-func (g *Gazetteer) nearestOutline(ids []ID, pt orb.Point, maxM float64) (ID, bool) {
-	// Metres per degree near pt (equirectangular: slivers are short).
-	ky := 110_574.0
-	kx := 111_320 * math.Cos(pt[1]*math.Pi/180)
-	best, bestD := None, maxM
-	for _, id := range ids {
-		if g.places[id].Radius > 0 {
-			continue
-		}
-		b := g.Bound(id)
-		if (b.Min[0]-pt[0])*kx > bestD || (pt[0]-b.Max[0])*kx > bestD ||
-			(b.Min[1]-pt[1])*ky > bestD || (pt[1]-b.Max[1])*ky > bestD {
-			continue
-		}
-		for _, poly := range g.Shape(id) {
-			for _, r := range poly {
-				for i := 0; i+1 < len(r); i++ {
-					if d := segmentDistance(r[i], r[i+1], pt, kx, ky); d < bestD || d == bestD && best != None && id < best {
-						best, bestD = id, d
-					}
-				}
-			}
-		}
-	}
-	return best, best != None
-}
-
-// segmentDistance is the distance from p to the segment ab, in the units
-// kx and ky convert degrees of longitude and latitude to.
-func segmentDistance(a, b, p orb.Point, kx, ky float64) float64 {
-	ax, ay := (a[0]-p[0])*kx, (a[1]-p[1])*ky
-	dx, dy := (b[0]-a[0])*kx, (b[1]-a[1])*ky
-	t := 0.0
-	if l2 := dx*dx + dy*dy; l2 > 0 {
-		t = math.Max(0, math.Min(1, -(ax*dx+ay*dy)/l2))
-	}
-	return math.Hypot(ax+t*dx, ay+t*dy)
 }
 
 // bestAt picks among ids the place containing pt: an outline holding it

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,15 +12,17 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geojson"
 	"github.com/paulmach/orb/planar"
+	"github.com/paulmach/orb/simplify"
+
+	"github.com/prospectdata/svc/shared/gazetteer"
 )
 
 // communeTolerance is the Douglas-Peucker tolerance of commune outlines, in
 // degrees (about 55 m of latitude, 38 m of longitude in France): a commune
 // is often under 2 km across, and a zone's rows are kept or dropped by
 // which side of its border they lie, so the outline must stay within a
-// street's width of the real one. Neighbours are simplified apart, so
-// their borders may leave slivers of that width between or across them;
-// CommuneAt gives a point in a gap to the nearest outline.
+// street's width of the real one. Borders are simplified once for both
+// neighbours (simplifyTopology), so that no sliver opens between them.
 const communeTolerance = 0.0009
 
 // communeOutlines gives every French commune it finds in dir (IGN Admin
@@ -91,6 +94,7 @@ func (b *builder) communeOutlines(fr *france, dir string) error {
 		codes = append(codes, code)
 	}
 	sort.Strings(codes)
+	simplified := simplifyTopology(outlines, communeTolerance)
 	for _, code := range codes {
 		c := fr.communes[code]
 		raw := outlines[c]
@@ -99,11 +103,7 @@ func (b *builder) communeOutlines(fr *france, dir string) error {
 			b.stats.detail("communes without an outline (kept as discs)", code+" "+c.place.Name)
 			continue
 		}
-		mp := simplifyShape(raw, communeTolerance)
-		if len(mp) == 0 {
-			// A commune smaller than the tolerance keeps its detail.
-			mp = simplifyShape(raw, communeTolerance/10)
-		}
+		mp := simplified[c]
 		if len(mp) == 0 {
 			b.stats.count("communes whose outline collapses (kept as discs)", 1)
 			continue
@@ -147,4 +147,114 @@ func readOutlines(path string) (*geojson.FeatureCollection, error) {
 		return nil, err
 	}
 	return &fc, nil
+}
+
+// simplifyTopology simplifies the outlines with Douglas-Peucker border by
+// border: a vertex where the set of outlines sharing it changes (a point
+// where three communes meet, the end of a stretch of coast) is kept, and
+// each stretch between two kept vertices is simplified alone. A border
+// shared by two communes is the same run of vertices in both (the source
+// is topologically simplified), so both get the same simplified border
+// and no gap or overlap opens between them. A ring that shares nothing
+// keeps its lowest vertex, which an enclave and the hole around it share.
+// Rings that collapse are dropped, as simplifyShape does.
+func simplifyTopology(outlines map[*node]orb.MultiPolygon, tol float64) map[*node]orb.MultiPolygon {
+	type key [2]int64
+	q := func(p orb.Point) key { return key{int64(math.Round(p[0] * 1e5)), int64(math.Round(p[1] * 1e5))} }
+	// owners hashes, per vertex, the polygons whose rings hold it: two
+	// vertices have equal hashes when the same outlines share them.
+	owners := map[key]uint64{}
+	poly := uint64(0)
+	for _, mp := range outlines {
+		for _, p := range mp {
+			poly++
+			h := poly * 0x9E3779B97F4A7C15
+			seen := map[key]bool{}
+			for _, r := range p {
+				for _, pt := range r {
+					if k := q(pt); !seen[k] {
+						seen[k] = true
+						owners[k] += h
+					}
+				}
+			}
+		}
+	}
+	out := make(map[*node]orb.MultiPolygon, len(outlines))
+	for n, mp := range outlines {
+		var res orb.MultiPolygon
+		for _, p := range mp {
+			var sp orb.Polygon
+			for i, r := range p {
+				sr := simplifyArcs(r, tol, func(pt orb.Point) uint64 { return owners[q(pt)] })
+				if sr == nil {
+					if i == 0 {
+						break
+					}
+					continue
+				}
+				sp = append(sp, sr)
+			}
+			if len(sp) > 0 {
+				res = append(res, sp)
+			}
+		}
+		out[n] = res
+	}
+	return out
+}
+
+// simplifyArcs simplifies ring r stretch by stretch between the vertices
+// where owner changes, and quantises it; nil when it collapses.
+func simplifyArcs(r orb.Ring, tol float64, owner func(orb.Point) uint64) orb.Ring {
+	pts := []orb.Point(r)
+	if len(pts) > 1 && pts[0] == pts[len(pts)-1] {
+		pts = pts[:len(pts)-1]
+	}
+	n := len(pts)
+	if n < 3 {
+		return nil
+	}
+	var pins []int
+	for i := range pts {
+		o := owner(pts[i])
+		if o != owner(pts[(i+n-1)%n]) || o != owner(pts[(i+1)%n]) {
+			pins = append(pins, i)
+		}
+	}
+	if len(pins) == 0 {
+		low := 0
+		for i, p := range pts {
+			if p[0] < pts[low][0] || p[0] == pts[low][0] && p[1] < pts[low][1] {
+				low = i
+			}
+		}
+		pins = []int{low}
+	}
+	var out orb.Ring
+	for k, a := range pins {
+		b := pins[(k+1)%len(pins)]
+		if b <= a {
+			b += n
+		}
+		run := make(orb.LineString, 0, b-a+1)
+		for i := a; i <= b; i++ {
+			run = append(run, pts[i%n])
+		}
+		run = simplify.DouglasPeucker(tol).LineString(run)
+		for _, p := range run[:len(run)-1] {
+			qp := gazetteer.Quantize(p)
+			if len(out) == 0 || out[len(out)-1] != qp {
+				out = append(out, qp)
+			}
+		}
+	}
+	if len(out) > 1 && out[0] == out[len(out)-1] {
+		out = out[:len(out)-1]
+	}
+	out = append(out, out[0])
+	if len(out) < 4 || planar.Area(out) == 0 {
+		return nil
+	}
+	return out
 }
