@@ -86,13 +86,14 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 	if err != nil {
 		return err
 	}
-	batches, err := e.readBatches(ctx, j, mod.Reads())
-	if err != nil {
-		return err
-	}
+	// The input is read twice at most and never held: its items are
+	// counted from the job (CreateItems wrote that many), then streamed
+	// into batch messages sent as they fill (a pipeline stage may take a
+	// million rows, docs/pipelines.md).
+	nBatches := (j.GridPointsCount + BatchSize - 1) / BatchSize
 	resend := true
 	if j.Status == jobs.Pending {
-		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(batches))))
+		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(nBatches)))
 		if err != nil {
 			return err
 		}
@@ -106,10 +107,10 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		default:
 			resend = false
-			it = store.Item{attrOpenTasks: int64(len(batches))}
+			it = store.Item{attrOpenTasks: int64(nBatches)}
 			e.log(ctx, j, true,
-				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, len(batches), j.JobType),
-				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, len(batches), j.JobType))
+				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, nBatches, j.JobType),
+				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, nBatches, j.JobType))
 			if n, ok := mod.(enrich.Noted); ok {
 				if en, fr := n.JobNote(); en != "" {
 					e.log(ctx, j, true, en, fr)
@@ -132,29 +133,47 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 			}
 		}
 	}
-	ms := make([]message, 0, len(batches))
-	for n, b := range batches {
-		if id := batchID(n); !done[id] {
-			ms = append(ms, message{Kind: kindBatch, Job: j.ID, Task: id, Items: b})
+	ms := make([]message, 0, sendChunk)
+	n, err := e.readBatches(ctx, j, mod.Reads(), func(b int, items []batchItem) error {
+		if id := batchID(b); !done[id] {
+			ms = append(ms, message{Kind: kindBatch, Job: j.ID, Task: id, Items: items})
 		}
+		if len(ms) < sendChunk {
+			return nil
+		}
+		err := e.sendTo(ctx, e.d.ItemQueue, ms...)
+		ms = ms[:0]
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n != nBatches {
+		return permanent("The job's input is inconsistent",
+			fmt.Errorf("input of %d batches for %d items", n, j.GridPointsCount))
 	}
 	return e.sendTo(ctx, e.d.ItemQueue, ms...)
 }
 
+// sendChunk is how many batch messages a start holds before sending
+// them: 50 SendMessageBatch calls, a few hundred kilobytes.
+const sendChunk = 500
+
 // readBatches streams the job's input into its batches, each item with
-// the cells of keys.
-func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string) ([][]batchItem, error) {
+// the cells of keys, handing each batch to fn as it fills (with its
+// 0-based index; the slice is fn's), and returns how many there were.
+func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string, fn func(int, []batchItem) error) (int, error) {
 	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, permanent("The job's input is missing", err)
+		return 0, permanent("The job's input is missing", err)
 	}
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer rc.Close()
 	in, err := jobs.NewInputReader(rc)
 	if err != nil {
-		return nil, permanent("The job's input is unreadable", err)
+		return 0, permanent("The job's input is unreadable", err)
 	}
 	at := map[string]int{}
 	for _, k := range keys {
@@ -162,14 +181,15 @@ func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string) ([
 			at[k] = i
 		}
 	}
-	var out [][]batchItem
+	n := 0
+	var cur []batchItem
 	for i := 0; ; i++ {
 		row, err := in.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, permanent("The job's input is unreadable", err)
+			return 0, permanent("The job's input is unreadable", err)
 		}
 		bi := batchItem{I: i, V: map[string]string{}}
 		for k, c := range at {
@@ -177,12 +197,21 @@ func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string) ([
 				bi.V[k] = cut(v, maxMessageCell)
 			}
 		}
-		if i%BatchSize == 0 {
-			out = append(out, make([]batchItem, 0, BatchSize))
+		cur = append(cur, bi)
+		if len(cur) == BatchSize {
+			if err := fn(n, cur); err != nil {
+				return 0, err
+			}
+			n, cur = n+1, make([]batchItem, 0, BatchSize)
 		}
-		out[len(out)-1] = append(out[len(out)-1], bi)
 	}
-	return out, nil
+	if len(cur) > 0 {
+		if err := fn(n, cur); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // cut shortens s to at most n bytes, on a character boundary.

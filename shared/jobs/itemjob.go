@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/registry"
 )
@@ -84,37 +87,105 @@ func ItemModule(jobType string) bool {
 // limit (429) and debiting the EF (400 over the quota). A refusal after
 // the input file was written deletes it.
 func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module string, r ItemRequest) (*Job, error) {
-	e, ok := registry.Lookup(module)
-	if !ok || !ItemModule(module) {
-		return nil, apperr.Missing()
-	}
-	if err := s.admit(ctx, u); err != nil {
-		return nil, err
-	}
-	opts, mode, err := itemOptions(module, r)
+	st, err := s.itemSettings(ctx, u, module, r)
 	if err != nil {
 		return nil, err
-	}
-	maxReviews, period, err := reviewsOptions(module, r)
-	if err != nil {
-		return nil, err
-	}
-	if r.LiveMode != nil {
-		if module != "phone_info" {
-			return nil, apperr.Fields(apperr.Field("live_mode", "live_mode n'existe que pour le module phone_info.",
-				"live_mode only applies to the phone_info module."))
-		}
-		if *r.LiveMode != LiveModeCacheOnly {
-			return nil, apperr.Fields(apperr.Field("live_mode", "live_mode vaut cache_only.", "live_mode is cache_only."))
-		}
 	}
 	items, err := parseItems(r.Items)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckItems(items, e.Needs); err != nil {
+	if err := CheckItems(items, st.needs); err != nil {
 		return nil, err
 	}
+	return s.createItems(ctx, u, module, r, st, func(ctx context.Context, id string) (int, error) {
+		return len(items), s.writeInput(ctx, id, items)
+	})
+}
+
+// ItemSource yields an item job's items as rows of named columns, one at
+// a time: a pipeline stage's predecessor output, read as it is written.
+type ItemSource interface {
+	// Columns are the rows' column names, unique.
+	Columns() []string
+	// Next returns the next row, as wide as Columns, or io.EOF after
+	// the last; the slice may be reused by the next call.
+	Next() ([]string, error)
+}
+
+// CreateItemsFrom creates an item job over every row of src, as
+// CreateItems does for a request's items, with no MaxItems: it serves a
+// pipeline stage, whose input is its predecessor's whole output (the
+// contract bounds a request's items, not a stage's rows;
+// docs/pipelines.md). The rows are streamed into the job's input file,
+// never held together, and counted there: the count is the job's items
+// and its EF. r.Items is ignored. A source without a column the module
+// needs, or without rows, is refused (422) before anything is kept.
+func (s *Service) CreateItemsFrom(ctx context.Context, u *accounts.User, module string, r ItemRequest, src ItemSource) (*Job, error) {
+	st, err := s.itemSettings(ctx, u, module, r)
+	if err != nil {
+		return nil, err
+	}
+	cols := src.Columns()
+	for _, key := range st.needs {
+		if !slices.Contains(cols, key) {
+			return nil, apperr.Fields(apperr.Field("items",
+				fmt.Sprintf("Les lignes n'ont pas la colonne %q, requise par ce module.", key),
+				fmt.Sprintf("The rows lack the column %q this module requires.", key)))
+		}
+	}
+	return s.createItems(ctx, u, module, r, st, func(ctx context.Context, id string) (int, error) {
+		n, err := s.streamInput(ctx, id, src)
+		if err == nil && n == 0 {
+			err = CheckItems(nil, nil) // items is empty
+		}
+		return n, err
+	})
+}
+
+// itemSettings are an item request's checked settings.
+type itemSettings struct {
+	needs      []string
+	opts       pricing.ItemOptions
+	mode       string
+	maxReviews *int
+	period     *int
+}
+
+// itemSettings admits the user and checks the request's overrides.
+func (s *Service) itemSettings(ctx context.Context, u *accounts.User, module string, r ItemRequest) (itemSettings, error) {
+	var st itemSettings
+	e, ok := registry.Lookup(module)
+	if !ok || !ItemModule(module) {
+		return st, apperr.Missing()
+	}
+	st.needs = e.Needs
+	if err := s.admit(ctx, u); err != nil {
+		return st, err
+	}
+	var err error
+	if st.opts, st.mode, err = itemOptions(module, r); err != nil {
+		return st, err
+	}
+	if st.maxReviews, st.period, err = reviewsOptions(module, r); err != nil {
+		return st, err
+	}
+	if r.LiveMode != nil {
+		if module != "phone_info" {
+			return st, apperr.Fields(apperr.Field("live_mode", "live_mode n'existe que pour le module phone_info.",
+				"live_mode only applies to the phone_info module."))
+		}
+		if *r.LiveMode != LiveModeCacheOnly {
+			return st, apperr.Fields(apperr.Field("live_mode", "live_mode vaut cache_only.", "live_mode is cache_only."))
+		}
+	}
+	return st, nil
+}
+
+// createItems writes the job's input (write, which says how many items
+// it wrote), then the job, debited for that many items.
+func (s *Service) createItems(ctx context.Context, u *accounts.User, module string, r ItemRequest, st itemSettings,
+	write func(ctx context.Context, id string) (int, error)) (*Job, error) {
 	// The job works on its source's rows, so it carries the source's
 	// country; without a source, the default (fillDefaults).
 	country := ""
@@ -128,40 +199,50 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 	if s.d.Files == nil {
 		return nil, apperr.New(apperr.Unavailable, "Les jobs ne peuvent pas tourner ici.", "Jobs cannot run here.")
 	}
-	ef, _ := pricing.ItemEF(module, len(items), opts)
+	id := newID()
+	n, err := write(ctx, id)
+	if err != nil {
+		s.dropInput(ctx, id)
+		return nil, err
+	}
+	ef, _ := pricing.ItemEF(module, n, st.opts)
 	now := s.d.Now()
 	source := s.d.Source
 	if s.d.ModuleSource != nil {
 		source = s.d.ModuleSource(module)
 	}
 	j := &Job{
-		ID: newID(), JobType: module, Queries: []string{}, Zones: []string{}, Country: country, Status: Pending,
-		GridPointsCount: len(items), EFCost: ef, CreatedAt: formatTime(now),
+		ID: id, JobType: module, Queries: []string{}, Zones: []string{}, Country: country, Status: Pending,
+		GridPointsCount: n, EFCost: ef, CreatedAt: formatTime(now),
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
-		CaptureScreenshot: opts.Screenshot, MaxReviews: maxReviews, PeriodMonths: period,
+		CaptureScreenshot: st.opts.Screenshot, MaxReviews: st.maxReviews, PeriodMonths: st.period,
 	}
-	if mode != "" {
+	if st.mode != "" {
+		mode := st.mode
 		j.EmailMode = &mode
 	}
 	if r.SourceJobID != nil && *r.SourceJobID != "" {
 		src := *r.SourceJobID
 		j.SourceJobID = &src
 	}
-	if err := s.writeInput(ctx, j.ID, items); err != nil {
-		return nil, err
-	}
 	if err := s.insert(ctx, j, ef); err != nil {
-		if derr := s.d.Files.Delete(context.WithoutCancel(ctx), InputKey(j.ID)); derr != nil && s.d.Log != nil {
-			s.d.Log.Warn("input of a refused job not deleted", "job", j.ID, "err", derr)
-		}
+		s.dropInput(ctx, j.ID)
 		return nil, err
 	}
 	if err := s.schedule(ctx, j); err != nil {
 		return nil, fmt.Errorf("start job %s: %w", j.ID, err)
 	}
 	return j, nil
+}
+
+// dropInput deletes the input of a job that was not created.
+func (s *Service) dropInput(ctx context.Context, id string) {
+	if err := s.d.Files.Delete(context.WithoutCancel(ctx), InputKey(id)); err != nil &&
+		!errors.Is(err, blob.ErrNotFound) && s.d.Log != nil {
+		s.d.Log.Warn("input of a refused job not deleted", "job", id, "err", err)
+	}
 }
 
 // itemOptions reads the overrides: mode only for emails, capture_screenshot
@@ -276,6 +357,55 @@ func (s *Service) writeInput(ctx context.Context, id string, items []Item) error
 		return fmt.Errorf("write the input of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// streamInput writes src's rows as the job's input file as they are
+// read (the file store takes a stream: memory stays one row however many
+// rows) and returns how many it wrote.
+func (s *Service) streamInput(ctx context.Context, id string, src ItemSource) (int, error) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.d.Files.Put(ctx, InputKey(id), pr, "application/x-ndjson")
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	n := 0
+	werr := func() error {
+		w := bufio.NewWriterSize(pw, 64<<10)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		cols := src.Columns()
+		if err := enc.Encode(cols); err != nil {
+			return err
+		}
+		for {
+			row, err := src.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("read row %d of the items: %w", n+1, err)
+			}
+			if len(row) != len(cols) {
+				return fmt.Errorf("row %d has %d cells for %d columns", n+1, len(row), len(cols))
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+			n++
+		}
+		return w.Flush()
+	}()
+	pw.CloseWithError(werr)
+	perr := <-done
+	if werr != nil {
+		return 0, werr
+	}
+	if perr != nil {
+		return 0, fmt.Errorf("write the input of job %s: %w", id, perr)
+	}
+	return n, nil
 }
 
 // InputReader reads an item job's input file: Columns first, then Next

@@ -169,9 +169,11 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			}
 		default:
 			opts := pricing.ItemOptions{Deep: n.Config["mode"] == "deep", Screenshot: n.Config["capture_screenshot"] == true}
-			ef, _ := pricing.ItemEF(nt.Module, int(math.Min(in, float64(jobs.MaxItems))), opts)
+			// A stage takes every row of its predecessor (docs/pipelines.md),
+			// so the worst case counts them all.
+			ef, _ := pricing.ItemEF(nt.Module, int(in), opts)
 			out.Cost += ef
-			rows[id] = math.Min(in, float64(jobs.MaxItems))
+			rows[id] = in
 		}
 	}
 	out.Cost = math.Round(out.Cost*100) / 100

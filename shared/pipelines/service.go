@@ -278,78 +278,44 @@ func (s *Service) startStage(ctx context.Context, u *accounts.User, p *Pipeline,
 		return s.d.Jobs.CreateSingle(ctx, u, n.Type, StageParams{SourceJobID: src.ID, Config: n.Config}, 0)
 	}
 	nt, _ := s.d.Checker.t.Lookup(n.Type)
-	items, err := s.items(ctx, p.UserID, src.ID)
+	_, rc, err := s.d.Jobs.OpenOutput(ctx, p.UserID, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	rows, err := export.ReadCSV(rc)
 	if err != nil {
 		return nil, err
 	}
 	srcID := src.ID
-	req := jobs.ItemRequest{Items: items, SourceJobID: &srcID}
+	req := jobs.ItemRequest{SourceJobID: &srcID}
 	if m, ok := n.Config["mode"].(string); ok && nt.Module == "emails" {
 		req.Mode = &m
 	}
 	if b, ok := n.Config["capture_screenshot"].(bool); ok && nt.Module == "brand_assets" {
 		req.CaptureScreenshot = &b
 	}
-	return s.d.Jobs.CreateItems(ctx, u, nt.Module, req)
+	// Every row of the predecessor, streamed into the stage's input: a
+	// stage is not bounded by a request's items (docs/pipelines.md).
+	return s.d.Jobs.CreateItemsFrom(ctx, u, nt.Module, req, csvItems{rows})
 }
 
-// items reads a job's CSV as the items of the next stage: its first
-// jobs.MaxItems rows, every column kept (custom ones included).
-func (s *Service) items(ctx context.Context, uid int64, jobID string) ([]json.RawMessage, error) {
-	_, rc, err := s.d.Jobs.OpenOutput(ctx, uid, jobID)
+// csvItems reads a job's CSV output as the next stage's items, every
+// column kept (custom ones included) in order (the column guarantee),
+// each cell as it was before the CSV's formula guard.
+type csvItems struct{ rd *export.Reader }
+
+func (c csvItems) Columns() []string { return c.rd.Header() }
+
+func (c csvItems) Next() ([]string, error) {
+	row, err := c.rd.Read()
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	rd, err := export.ReadCSV(rc)
-	if err != nil {
-		return nil, err
+	for i, v := range row {
+		row[i] = export.Restore(v)
 	}
-	header := rd.Header()
-	var out []json.RawMessage
-	for len(out) < jobs.MaxItems {
-		row, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		obj := make(map[string]string, len(header))
-		for i, h := range header {
-			obj[h] = export.Restore(row[i])
-		}
-		b, err := json.Marshal(orderedRow{header, obj})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-// orderedRow marshals a row as a JSON object in its columns' order, so
-// that the next stage keeps the column order (the column guarantee).
-type orderedRow struct {
-	keys []string
-	vals map[string]string
-}
-
-func (r orderedRow) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range r.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(r.vals[k])
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return row, nil
 }
 
 // stageJobs reads the latest job of each node that has one.
