@@ -2,11 +2,13 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -227,11 +230,29 @@ func cut(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
+// attrItemRefund records, in cents, what an item job's batches gave back
+// for work that failed (enrich.Result.Uncharged).
+const attrItemRefund = "item_refund_cents"
+
 // itemOutcome is a batch's work before its transaction.
 type itemOutcome struct {
 	parts       []itemPart
 	unreachable int
 	found       int
+	// failures are the causes (en, fr) of the items whose paid work
+	// failed though their site was read; uncharged sums the shares of
+	// their prices to give back.
+	failures  [][2]string
+	uncharged float64
+}
+
+// itemRefund is the EF a batch gives back: the shares of the items' price
+// (the job's charge over its items) their failed work stood for.
+func itemRefund(j *jobs.Job, uncharged float64) float64 {
+	if j.EFCost <= 0 || j.GridPointsCount <= 0 || uncharged <= 0 {
+		return 0
+	}
+	return math.Round(j.EFCost/float64(j.GridPointsCount)*uncharged*100) / 100
 }
 
 // handleBatch runs one batch of an item job.
@@ -266,17 +287,26 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 		return err
 	}
 	n := int64(len(m.Items))
+	refund := itemRefund(j, out.uncharged)
+	progress := store.Update{}.
+		Add("processed_points", n).
+		Add("results_count", n).
+		Add("error_count", int64(out.unreachable+len(out.failures))).
+		Add(attrFound, int64(out.found)).
+		Add(attrAnswered, n).
+		Add(attrOpenTasks, -1)
+	if refund > 0 {
+		progress = progress.Add(attrItemRefund, cents(refund))
+	}
 	ops := []store.TxOp{
 		store.PutOp(jobs.Table, withTTL(store.Item{
 			"pk": tk.PK, "sk": tk.SK, "state": stateDone, "rows": n,
 		}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))),
-		store.UpdateOp(jobs.Table, jobs.Key(j.ID), e.stampProgress(store.Update{}.
-			Add("processed_points", n).
-			Add("results_count", n).
-			Add("error_count", int64(out.unreachable)).
-			Add(attrFound, int64(out.found)).
-			Add(attrAnswered, n).
-			Add(attrOpenTasks, -1), j, jit), store.Eq("status", string(jobs.Running))),
+		store.UpdateOp(jobs.Table, jobs.Key(j.ID), e.stampProgress(progress, j, jit), store.Eq("status", string(jobs.Running))),
+	}
+	if refund > 0 {
+		// In the batch's transaction: given back once, with the batch.
+		ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
 	}
 	err = e.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError
@@ -290,6 +320,16 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
 	if err != nil {
 		return err
+	}
+	seq := after.Int(attrLogSeq)
+	for _, f := range out.failures {
+		e.logAt(ctx, j, seq, false, f[0], f[1])
+		seq++
+	}
+	if refund > 0 {
+		e.logAt(ctx, j, seq, false,
+			fmt.Sprintf("%s EF refunded for the work not done in batch %s (%s).", pricing.FormatEF(refund), m.Task, j.JobType),
+			fmt.Sprintf("%s EF remboursés pour le travail non fait du lot %s (%s).", pricing.FormatEF(refund), m.Task, j.JobType))
 	}
 	if b, ok := parseBatchID(m.Task); ok && (b+1)%e.d.LogEvery == 0 {
 		done, total := after.Int("processed_points"), int64(j.GridPointsCount)
@@ -347,6 +387,10 @@ func (e *Engine) runItems(ctx context.Context, j *jobs.Job, mod enrich.Module, i
 		if r.Found {
 			out.found++
 		}
+		if r.Failure != "" && !r.Unreachable {
+			out.failures = append(out.failures, [2]string{r.Failure, cmp.Or(r.FailureFR, r.Failure)})
+		}
+		out.uncharged += min(max(r.Uncharged, 0), 1)
 	}
 	return out, nil
 }

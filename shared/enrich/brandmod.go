@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/enrich/brand"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
 )
 
 // brandColumns are brand_assets' Produces list.
@@ -41,8 +43,9 @@ type BrandDeps struct {
 	// BaseURL prefixes the local URLs written in the output, so that a
 	// downloaded CSV links to the files (the owner's session opens them).
 	BaseURL string
-	// Shots takes screenshots; nil where no browser is installed (the
-	// column then stays empty and the job's log says why).
+	// Shots takes screenshots; nil where no browser is installed (a
+	// screenshot asked for then fails like any other: an error of the
+	// item, a log line, its surcharge refunded).
 	Shots Screenshotter
 }
 
@@ -57,16 +60,22 @@ func (m *brandModule) Reads() []string   { return []string{"site_web"} }
 
 func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, error) {
 	out := empty(len(brandColumns))
+	// A screenshot asked for and not taken is not charged, whatever the
+	// reason (no site, a site down, the browser failing).
+	unshot := 0.0
+	if env.Job.Screenshot {
+		unshot = ScreenshotShare
+	}
 	site, ok := SiteURL(in["site_web"])
 	if !ok {
-		return Result{Values: out}, nil
+		return Result{Values: out, Uncharged: unshot}, nil
 	}
 	h, err := home(ctx, env, in)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		return Result{Values: out, Unreachable: true}, nil
+		return Result{Values: out, Unreachable: true, Uncharged: unshot}, nil
 	}
 	var colourSource []byte
 	var variants []string
@@ -118,8 +127,19 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 			out[5], out[6] = dominant, strings.Join(palette, "; ")
 		}
 	}
-	if env.Job.Screenshot && m.d.Shots != nil {
-		if png, err := m.d.Shots.Screenshot(ctx, site); err == nil && len(png) <= maxAsset {
+	r := Result{Values: out, Found: out[0] != "" || out[3] != ""}
+	if env.Job.Screenshot {
+		png, err := m.screenshot(ctx, site)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return Result{}, ctx.Err()
+		case err != nil:
+			// Not silently empty: the item counts as an error, the log
+			// says why, and the screenshot's surcharge is given back.
+			r.Failure = fmt.Sprintf("Screenshot of %s failed: %v.", site.Redacted(), err)
+			r.FailureFR = fmt.Sprintf("Capture d'écran de %s en échec : %v.", site.Redacted(), err)
+			r.Uncharged = ScreenshotShare
+		default:
 			local, err := m.store(ctx, env, "screenshot", "png", png)
 			if err != nil {
 				return Result{}, err
@@ -127,7 +147,32 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 			out[7] = local
 		}
 	}
-	return Result{Values: out, Found: out[0] != "" || out[3] != ""}, nil
+	return r, nil
+}
+
+// ScreenshotShare is the share of a brand_assets item's price that its
+// screenshot stands for (pricing.ScreenshotFactor times the price without).
+const ScreenshotShare = 1 - 1/pricing.ScreenshotFactor
+
+// errNoBrowser is the screenshot failure of a server without Chromium.
+var errNoBrowser = errors.New("no browser on this server")
+
+// screenshot takes the site's screenshot, within the size a re-hosted
+// file may have.
+func (m *brandModule) screenshot(ctx context.Context, site *url.URL) ([]byte, error) {
+	if m.d.Shots == nil {
+		return nil, errNoBrowser
+	}
+	png, err := m.d.Shots.Screenshot(ctx, site)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(png) == 0:
+		return nil, errors.New("the browser returned no image")
+	case len(png) > maxAsset:
+		return nil, fmt.Errorf("an image of %d bytes, over the %d MiB a file may have", len(png), maxAsset>>20)
+	}
+	return png, nil
 }
 
 // image reads an image URL (an http(s) address through the session, or a

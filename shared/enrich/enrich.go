@@ -56,6 +56,15 @@ type Result struct {
 	// Found says the module found something for the item (a job's log
 	// reports how many items it enriched).
 	Found bool
+	// Failure says what of the item's paid work failed though its site
+	// was read (brand_assets' screenshot), as the job's log says it (en,
+	// fr; "" for nothing): the job counts the item in error_count, logs
+	// the cause and gives back Uncharged.
+	Failure   string
+	FailureFR string
+	// Uncharged is the share (0 to 1) of the item's price its failed work
+	// stood for, refunded to the account (a screenshot's surcharge).
+	Uncharged float64
 }
 
 // Module is one enrichment module.
