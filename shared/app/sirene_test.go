@@ -73,3 +73,28 @@ func TestSirene(t *testing.T) {
 		}
 	}
 }
+
+// TestSireneWholeCountry: a sirene job over "France" searches the
+// registers region by region and ends done with rows (it used to pass
+// validation and fail at run time: the registers refuse a search without
+// an area).
+func TestSireneWholeCountry(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("sirene-fr@example.org", fixturePassword)
+	c.Verify("sirene-fr@example.org")
+	me := c.Do("GET", "/api/auth/me", nil).Must(t, 200).JSON()
+	u, err := e.App.Accounts.User(context.Background(), int64(me["id"].(float64)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := sirene.Create(context.Background(), e.App.Jobs, u, e.App.Scrape, sirene.Config{Activites: []string{"boulangerie"},
+		Zones: []string{"France"}, StopAt: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waitJob(t, c, j.ID, finished)
+	if got["status"] != "done" || got["results_count"].(float64) < 1 {
+		t.Fatalf("after the run: %v", got)
+	}
+}

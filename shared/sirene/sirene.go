@@ -108,8 +108,8 @@ func (c *Config) CheckFields() error {
 }
 
 // zones reads the zones into the registers' INSEE codes. A radius zone
-// has no code to filter on and is refused; the whole country filters on
-// nothing.
+// has no code to filter on and is refused; the whole country is its
+// regions.
 func (c *Config) zones(places Places) (registers.Zones, error) {
 	var out registers.Zones
 	g, err := places.Gazetteer()
@@ -129,7 +129,15 @@ func (c *Config) zones(places Places) (registers.Zones, error) {
 		case z.Form == zones.FormPostcode:
 			out.Postcodes = append(out.Postcodes, strings.TrimSpace(raw))
 		case z.Kind == gazetteer.Country:
-			return registers.Zones{}, nil
+			// The registers search by area: the whole country is its
+			// regions (a search without one is refused upstream).
+			for _, id := range z.Places {
+				for _, r := range g.Children(id) {
+					if g.Place(r).Kind == gazetteer.Region {
+						out.Regions = append(out.Regions, g.Place(r).Code)
+					}
+				}
+			}
 		default:
 			for _, id := range z.Places {
 				code := g.Place(id).Code
