@@ -470,7 +470,7 @@ func TestAWSPathUnderLimits(t *testing.T) {
 	// Five dense categories over Paris: about 17,000 rows, whose items
 	// and JSON download exceed 6 MB: an unbounded page or a JSON served by
 	// the function would break the cap.
-	job, took := s.runJob(t, bearer, `{"queries":["restaurant","coiffeur","bar","kine","medecin"],"zones":["Paris"],"scrap_mode":"normal"}`, 10*time.Minute)
+	job, took := s.runJob(t, bearer, `{"queries":["restaurant","coiffeur","bar","kine","medecin","boulangerie","pharmacie"],"zones":["Paris"],"scrap_mode":"normal"}`, 10*time.Minute)
 	if job.Status != "done" || job.ResultsCount == 0 || !job.DownloadAvailable {
 		t.Fatalf("job %+v", job)
 	}

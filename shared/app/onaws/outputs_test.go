@@ -125,7 +125,7 @@ func TestOutputsOnAWSRuntime(t *testing.T) {
 		t.Fatalf("json: %d", code)
 	}
 	res, jsonBody := fetch(t, h["Location"])
-	var items []map[string]string
+	var items []map[string]any // typed: numbers, booleans, null
 	if err := json.Unmarshal(jsonBody, &items); err != nil || len(items) != job.ResultsCount {
 		t.Fatalf("json: %d items for %d results (%v)", len(items), job.ResultsCount, err)
 	}
