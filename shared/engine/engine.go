@@ -429,9 +429,10 @@ func (e *Engine) heartbeat(ctx context.Context, q, receipt string) {
 // scrape's unanswered searches) and tells OnTerminal; a job already
 // terminal is left alone.
 func (e *Engine) failJob(ctx context.Context, id, msg string) error {
-	// A report of failures refunding meanwhile changes the refund: read
-	// again and redo (a few rounds settle it).
-	for range 3 {
+	// A task closing or a report of failures refunding meanwhile changes
+	// the refund: read again and redo (the tasks in flight are few and
+	// none starts once the job left running, so a few rounds settle it).
+	for range 8 {
 		j, it, err := jobs.Load(ctx, e.d.DB, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil

@@ -149,17 +149,23 @@ func (e *Engine) failRefund(j *jobs.Job, it store.Item) (u store.Update, cond *s
 		planned = max(planned, est.ExpectedSearches)
 	}
 	total := cents(pricing.Refund(j.EFCost, planned, int(answered)))
-	given, ok := it[attrRefund]
-	if ok {
-		cond = store.Eq(attrRefund, given)
-	} else {
-		cond = store.NotExists(attrRefund)
-	}
+	// The refund holds for the counts as read: a task closing meanwhile
+	// (answered grows) or a report refunding (refund_cents) makes the
+	// transaction fail, and failJob reads again.
+	cond = store.And(asRead(it, attrRefund), asRead(it, attrAnswered))
 	due := total - it.Int(attrRefund)
 	if due <= 0 {
 		return nil, cond, 0
 	}
 	return store.Update{}.Set(attrRefund, total), cond, float64(due) / 100
+}
+
+// asRead is the condition that attribute a is still as it was read.
+func asRead(it store.Item, a string) *store.Cond {
+	if v, ok := it[a]; ok {
+		return store.Eq(a, v)
+	}
+	return store.NotExists(a)
 }
 
 func cents(ef float64) int64 { return int64(ef*100 + 0.5) }
