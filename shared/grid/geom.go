@@ -43,6 +43,9 @@ type piece struct {
 	// or within is nil, else the smaller of their shares (an upper bound:
 	// intersecting two polygons is beyond orb).
 	frac float64
+	// nested is the zone's Nested: its part adds nothing to the tile's
+	// cover, its container's does.
+	nested bool
 }
 
 // part is one polygon of a piece with its planar area and a bound that
@@ -119,7 +122,7 @@ func contains(ps []part, pt orb.Point) bool {
 func clipPieces(ps []piece, b orb.Bound, dst []piece) []piece {
 	barea := (b.Max[0] - b.Min[0]) * (b.Max[1] - b.Min[1])
 	for _, p := range ps {
-		q := piece{outline: p.outline}
+		q := piece{outline: p.outline, nested: p.nested}
 		sf, wf := 1.0, 1.0
 		if p.shape != nil {
 			if q.shape, sf = clipShare(p.shape, b, barea); sf == 0 {

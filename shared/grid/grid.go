@@ -195,6 +195,13 @@ type Zone struct {
 	// intersect Within and its points lie in it (a coastal city's disc is
 	// limited to its department's land).
 	Within orb.MultiPolygon
+	// Nested says the zone lies wholly inside another zone of the same
+	// Build (an arrondissement beside its city): its points are located
+	// as any zone's, but the tiles are its container's. It adds nothing
+	// to a tile's cover and never asks for a split, so that naming a part
+	// of a zone beside it changes no tile; without it the parts' shares
+	// would be added to the container's and an edge tile counted covered.
+	Nested bool
 }
 
 // Grid is the set of base tiles covering the zones of a request.
@@ -238,16 +245,20 @@ func Build(zones []Zone, pop *Population, opt Options) (*Grid, error) {
 	// same, and adding their shares of a tile would count it twice.
 	var top []piece
 	var bound orb.Bound
+	// Nested zones need their container beside them: without one, none
+	// is taken as nested.
+	outer := slices.ContainsFunc(zones, func(z Zone) bool { return !z.Nested })
 	for i, z := range zones {
+		z.Nested = z.Nested && outer
 		same := slices.IndexFunc(b.members, func(m []int) bool {
 			o := zones[m[0]]
-			return o.Shape.Equal(z.Shape) && o.Within.Equal(z.Within)
+			return o.Shape.Equal(z.Shape) && o.Within.Equal(z.Within) && (o.Nested && outer) == z.Nested
 		})
 		if same >= 0 {
 			b.members[same] = append(b.members[same], i)
 			continue
 		}
-		p := piece{outline: int32(len(b.members)), shape: parts(z.Shape), frac: 1}
+		p := piece{outline: int32(len(b.members)), shape: parts(z.Shape), frac: 1, nested: z.Nested}
 		if len(z.Within) > 0 {
 			p.within = parts(z.Within)
 		}
@@ -361,12 +372,18 @@ type split struct {
 }
 
 // uncovered reports whether the zones leave part of a tile outside.
-func uncovered(ps []piece) bool {
-	cover := 0.0
+func uncovered(ps []piece) bool { return cover(ps) < 1-eps }
+
+// cover is the share of a tile the zones whose parts in it are ps cover,
+// added up; a nested zone's part lies in its container's and adds none.
+func cover(ps []piece) float64 {
+	c := 0.0
 	for _, p := range ps {
-		cover += p.frac
+		if !p.nested {
+			c += p.frac
+		}
 	}
-	return cover < 1-eps
+	return c
 }
 
 // dense reports whether t holds more than PeoplePerTile people on
@@ -417,10 +434,7 @@ func (b *builder) add(t maptile.Tile, ps []piece, s *split) error {
 // different zones rarely overlap within a tile (neighbours share an edge),
 // and where they do the overshoot is underestimated, never invented.
 func overshoot(ps []piece, area float64) float64 {
-	cover := 0.0
-	for _, p := range ps {
-		cover += p.frac
-	}
+	cover := cover(ps)
 	if cover >= 1-eps {
 		return 0
 	}
@@ -436,7 +450,9 @@ func (b *builder) attribute(c *cell, sign float64) {
 		return
 	}
 	for _, p := range c.pieces {
-		b.over[p.outline] += sign * over
+		if !p.nested {
+			b.over[p.outline] += sign * over
+		}
 	}
 }
 
@@ -446,7 +462,9 @@ func (b *builder) refine() error {
 	for i := range b.cells {
 		c := &b.cells[i]
 		for _, p := range c.pieces {
-			b.budget[p.outline] += b.opt.AreaTolerance * p.frac * c.area
+			if !p.nested {
+				b.budget[p.outline] += b.opt.AreaTolerance * p.frac * c.area
+			}
 		}
 		b.attribute(c, 1)
 	}

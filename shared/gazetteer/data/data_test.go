@@ -50,9 +50,10 @@ func TestFrenchCounts(t *testing.T) {
 
 // TestFrenchCommunes checks every current commune: found by its INSEE
 // code, by its name and by each of its postal codes, its centre in its
-// department.
+// department, or in its outline where it has one.
 func TestFrenchCommunes(t *testing.T) {
 	g := load(t)
+	outlined := 0
 	for _, id := range placesOf(g, "FRA", gazetteer.City) {
 		p := g.Place(id)
 		if got, ok := g.ByCode("FRA", gazetteer.City, p.Code); !ok || got != id {
@@ -74,12 +75,25 @@ func TestFrenchCommunes(t *testing.T) {
 			t.Errorf("%s %s: parent %s is a %s", p.Code, p.Name, dept.Name, dept.Kind)
 			continue
 		}
-		if !g.Contains(p.Parent, p.Center) {
+		// A commune is its outline (IGN), or a disc where it has none;
+		// its centre lies in its outline, else in its department's.
+		if p.Radius <= 0 {
+			if len(g.Shape(id)) == 0 || p.AreaKm2 <= 0 {
+				t.Errorf("%s %s: neither a radius nor an outline", p.Code, p.Name)
+			} else if !g.Contains(id, p.Center) {
+				t.Errorf("%s %s: centre %v outside its outline", p.Code, p.Name, p.Center)
+			} else {
+				outlined++
+			}
+		} else if !g.Contains(p.Parent, p.Center) {
 			t.Errorf("%s %s: centre %v outside its department %s", p.Code, p.Name, p.Center, dept.Code)
 		}
-		if p.Radius <= 0 {
-			t.Errorf("%s %s: no radius", p.Code, p.Name)
-		}
+	}
+	// All but the communes created since 2018 from part of another (about
+	// a hundred) have IGN's outline: a generator run without the outlines
+	// (tools/gazetteer -communes) fails here.
+	if outlined < 34800 {
+		t.Errorf("%d communes have an outline, want at least 34800", outlined)
 	}
 }
 
@@ -134,8 +148,51 @@ func TestDistricts(t *testing.T) {
 		if city := g.Place(p.Parent); city.Kind != gazetteer.City || p.Code[:2] != city.Code[:2] {
 			t.Errorf("%s %s: parent %s %s", p.Code, p.Name, city.Code, city.Name)
 		}
-		if !g.Contains(g.Place(p.Parent).Parent, p.Center) || p.Radius <= 0 || len(p.Postcodes) == 0 {
+		// An arrondissement is its share of its city's outline (the
+		// outlines of 2018 have none of their own): its centre in it.
+		if !g.Contains(id, p.Center) || !g.Contains(p.Parent, p.Center) || p.Radius != 0 || len(p.Postcodes) == 0 {
 			t.Errorf("%s %s: centre %v, radius %v, postcodes %v", p.Code, p.Name, p.Center, p.Radius, p.Postcodes)
+		}
+	}
+	// The arrondissements partition their city: they cover its area, and
+	// a point of the city lies in one of them, never in two.
+	for _, city := range []string{"75056", "69123", "13055"} {
+		id, _ := g.ByCode("FRA", gazetteer.City, city)
+		c := g.Place(id)
+		sum := 0.0
+		kids := g.Children(id)
+		for _, k := range kids {
+			sum += g.Place(k).AreaKm2
+		}
+		if math.Abs(sum-c.AreaKm2) > 0.005*c.AreaKm2 {
+			t.Errorf("%s: arrondissements cover %.2f km² of %.2f", c.Name, sum, c.AreaKm2)
+		}
+		b := g.Bound(id)
+		in, missed := 0, 0
+		for i := range 60 {
+			for j := range 60 {
+				pt := orb.Point{b.Min[0] + (b.Max[0]-b.Min[0])*(float64(i)+0.5)/60, b.Min[1] + (b.Max[1]-b.Min[1])*(float64(j)+0.5)/60}
+				if !g.Contains(id, pt) {
+					continue
+				}
+				in++
+				n := 0
+				for _, k := range kids {
+					if g.Contains(k, pt) {
+						n++
+					}
+				}
+				if n > 1 {
+					t.Errorf("%s: %v in %d arrondissements", c.Name, pt, n)
+				}
+				if n == 0 {
+					t.Logf("%s: %v in no arrondissement", c.Name, pt)
+					missed++
+				}
+			}
+		}
+		if in == 0 || missed > 0 {
+			t.Errorf("%s: %d of %d points of the city in no arrondissement", c.Name, missed, in)
 		}
 	}
 }

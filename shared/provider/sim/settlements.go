@@ -62,8 +62,15 @@ func newSettlementIndex(g *gazetteer.Gazetteer) *settlementIndex {
 	ix := &settlementIndex{all: make([]settlement, 0, len(ids)), cells: make([]cellEntry, 0, len(ids)*5/4)}
 	for _, id := range ids {
 		p := g.Place(id)
-		s := settlement{id: id, kind: p.Kind, center: p.Center, km: p.Radius, pop: float64(p.Population),
-			bound: discBound(p.Center, p.Radius), country: p.Country, code: p.Code}
+		km := p.Radius
+		if km <= 0 {
+			// An outline (a French commune): places are drawn in the disc
+			// of its area around its centre, which lies inside it, and
+			// kept where the commune contains them (inSettlement).
+			km = math.Sqrt(p.AreaKm2 / math.Pi)
+		}
+		s := settlement{id: id, kind: p.Kind, center: p.Center, km: km, pop: float64(p.Population),
+			bound: discBound(p.Center, km), country: p.Country, code: p.Code}
 		n := int32(len(ix.all))
 		ix.all = append(ix.all, s)
 		forBuckets(s.bound, func(b uint64) { ix.cells = append(ix.cells, cellEntry{b, n}) })
@@ -79,7 +86,7 @@ func newSettlementIndex(g *gazetteer.Gazetteer) *settlementIndex {
 
 func isSettlement(g *gazetteer.Gazetteer, id gazetteer.ID) bool {
 	p := g.Place(id)
-	if (p.Kind != gazetteer.City && p.Kind != gazetteer.District) || p.Population <= 0 || p.Radius <= 0 || p.Code == "" {
+	if (p.Kind != gazetteer.City && p.Kind != gazetteer.District) || p.Population <= 0 || (p.Radius <= 0 && p.AreaKm2 <= 0) || p.Code == "" {
 		return false
 	}
 	return p.Kind == gazetteer.District || !hasDistricts(g, id)

@@ -21,8 +21,9 @@ import (
 )
 
 // communeTable are the zones of the commune table (docs/zones.md):
-// communes beside a large city, then large cities, each with the radius
-// of the wider scrape its own places are counted in.
+// communes beside a large city, large cities, arrondissements and a
+// postal code, each with the radius of the wider scrape its own places
+// are counted in.
 var communeTable = []struct {
 	zone string
 	km   int
@@ -30,6 +31,7 @@ var communeTable = []struct {
 	{"Villeurbanne", 8}, {"Vénissieux", 8}, {"Caluire-et-Cuire", 8}, {"Bègles", 8}, {"Montreuil 93", 8},
 	{"Boulogne-Billancourt", 8}, {"Roubaix", 8},
 	{"Lyon", 12}, {"Bordeaux", 12}, {"Lille", 10},
+	{"Paris 11e", 4}, {"Lyon 3e", 5}, {"Marseille 8e", 8}, {"69100", 8},
 }
 
 // TestCommuneTable scrapes each zone of communeTable on the simulated
@@ -57,8 +59,8 @@ func TestCommuneTable(t *testing.T) {
 	c.Signup("table@example.org", "pass-w0rd!")
 	c.Verify("table@example.org")
 	const query = "restaurant"
-	t.Logf("| Zone | Rows kept | In the commune | Share | Own places (wider scrape) | Found |")
-	t.Logf("|---|---:|---:|---:|---:|---:|")
+	t.Logf("| Zone | Rows kept | In the commune | Share | Lying in its outline | Own places (wider scrape) | Found |")
+	t.Logf("|---|---:|---:|---:|---:|---:|---:|")
 	for _, tt := range communeTable {
 		z, err := r.Resolve("FRA", tt.zone)
 		if err != nil {
@@ -76,21 +78,32 @@ func TestCommuneTable(t *testing.T) {
 			}
 			return false
 		}
-		kept := tableScrape(t, c, query, tt.zone)
-		wide := tableScrape(t, c, query, fmt.Sprintf("%s %dkm", tt.zone, tt.km))
-		nin := 0
+		kept := tableScrape(t, c, query, tt.zone, "normal")
+		// The wider scrape's tiles are those of a larger zone: ultra
+		// splits them until no search saturates, so that it misses none
+		// of the commune's places a finer commune scrape finds.
+		wide := tableScrape(t, c, query, fmt.Sprintf("%s %dkm", tt.zone, tt.km), "ultra")
+		// lies: the row's coordinates are in the commune's shape (or
+		// one of its arrondissements').
+		lies := func(row tableRow) bool {
+			id, ok := g.CommuneAt("FRA", row.pt)
+			return ok && (id == z.Places[0] || g.Place(id).Parent == z.Places[0])
+		}
+		nin, nlie := 0, 0
 		keptIDs := map[string]bool{}
 		for _, row := range kept {
 			keptIDs[row.id] = true
 			if in(row) {
 				nin++
 			}
+			if lies(row) {
+				nlie++
+			}
 		}
 		own, found := 0, 0
 		var lost []string
 		for _, row := range wide {
-			id, ok := g.CommuneAt("FRA", row.pt)
-			if !ok || !in(row) || !(id == z.Places[0] || g.Place(id).Parent == z.Places[0]) {
+			if !in(row) || !lies(row) {
 				continue
 			}
 			own++
@@ -104,7 +117,7 @@ func TestCommuneTable(t *testing.T) {
 		if len(kept) > 0 {
 			share = float64(nin) / float64(len(kept))
 		}
-		t.Logf("| %s | %d | %d | %.2f | %d | %d |", z.Label, len(kept), nin, share, own, found)
+		t.Logf("| %s | %d | %d | %.2f | %d | %d | %d |", z.Label, len(kept), nin, share, nlie, own, found)
 		if share < 0.95 {
 			t.Errorf("%s: share in the commune %.2f < 0.95", tt.zone, share)
 		}
@@ -120,13 +133,13 @@ type tableRow struct {
 }
 
 // tableScrape runs a scrape to done and returns its rows.
-func tableScrape(t *testing.T, c *apptest.Client, query, zone string) []tableRow {
+func tableScrape(t *testing.T, c *apptest.Client, query, zone, mode string) []tableRow {
 	t.Helper()
 	var j struct {
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(c.Do("POST", "/api/jobs", map[string]any{
-		"queries": []string{query}, "zones": []string{zone}, "extra_columns": []string{"gps"},
+		"queries": []string{query}, "zones": []string{zone}, "extra_columns": []string{"gps"}, "scrap_mode": mode,
 	}).Must(t, 200).Body, &j); err != nil {
 		t.Fatal(err)
 	}
