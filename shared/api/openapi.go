@@ -36,7 +36,7 @@ func (s *Server) OpenAPI() map[string]any {
 		"info": map[string]any{
 			"title":       "Prospecting Data Service API",
 			"version":     "0.1.0-alpha",
-			"description": "The surface an API key can reach. Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`.",
+			"description": "The surface an API key can reach. Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`.\n\n" + placeDataCredit,
 		},
 		"servers": []any{map[string]any{"url": s.d.BaseURL}},
 		"security": []any{
@@ -349,3 +349,11 @@ func queryParam(q Param) map[string]any {
 	}
 	return map[string]any{"name": q.Name, "in": "query", "required": false, "description": q.Doc, "schema": schema}
 }
+
+// placeDataCredit is the attribution the zones' open data asks of whoever
+// ships data derived from it (GeoNames' CC BY 4.0, the Licence Ouverte of
+// INSEE's and IGN's data; docs/gazetteer.md): the zones, their shapes and
+// the estimate's tiles are that data.
+const placeDataCredit = "Zones: place data © GeoNames (geonames.org), CC BY 4.0 · INSEE, Code officiel géographique 2026, " +
+	"and La Poste postal codes, via Etalab (Licence Ouverte 2.0) · commune outlines IGN – Admin Express COG 2018 " +
+	"(Licence Ouverte) · made with Natural Earth."
