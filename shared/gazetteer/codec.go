@@ -346,7 +346,11 @@ func (d *decoder) decode() (*Gazetteer, error) {
 		return nil, r.err
 	}
 	d.places = make([]Place, n)
-	d.shapes = &shapes{data: r.s}
+	// Room for every place's bound and shape record at once: French
+	// communes have outlines, so most places have one, and growing these
+	// by appends cost more than the rest of the load.
+	d.shapes = &shapes{data: r.s, recs: make([]shapeRec, 0, n)}
+	d.bounds = make([]orb.Bound, 0, n)
 	aliases := make([]string, naliases)
 	postcodes := make([]string, npostcodes)
 	var prevParent int64 = int64(None)
