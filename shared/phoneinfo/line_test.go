@@ -83,7 +83,7 @@ func TestLineLookupThroughTheCache(t *testing.T) {
 			}
 			for i := range 3 {
 				s, r := live("06 00 00 00 12")
-				if s.CarrierCurrent != "Free Mobile" || r.Values[6] != "true" || r.Values[7] != "true" || r.Unreachable || !r.Found {
+				if s.CarrierCurrent != "Free Mobile" || r.Values[6] != "true" || r.Values[7] != "true" || r.Unreachable || !r.Found || r.Uncharged != 0 {
 					t.Fatalf("run %d: %q", i, r.Values)
 				}
 			}
@@ -107,7 +107,7 @@ func TestLineLookupThroughTheCache(t *testing.T) {
 
 			for i := range 2 {
 				_, r := live("06 00 00 00 71")
-				if !r.Unreachable || !r.Found || r.Values[0] != "+33600000071" || r.Values[8] != "true" ||
+				if !r.Unreachable || !r.Found || r.Uncharged != 1 || r.Values[0] != "+33600000071" || r.Values[8] != "true" ||
 					r.Values[5] != "" || r.Values[6] != "" || r.Values[7] != "" {
 					t.Fatalf("failed lookup %d: %+v", i, r)
 				}

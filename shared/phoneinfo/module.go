@@ -97,7 +97,7 @@ func (m *module) JobNote() (en, fr string) {
 // phone_is_valid "false" and nothing else; a valid one every column its
 // sources know. A line lookup that fails leaves the live columns empty
 // and the item Unreachable (the job's error_count), its other columns
-// filled.
+// filled, and its price given back (Uncharged).
 func (m *module) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enrich.Result, error) {
 	vals := make([]string, len(Columns))
 	tel := strings.TrimSpace(in["telephone"])
@@ -136,7 +136,13 @@ func (m *module) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enr
 		vals[colPorted] = optBool(s.Ported)
 		vals[colReachable] = optBool(s.Reachable)
 	}
-	return enrich.Result{Values: vals, Found: true, Unreachable: failed}, nil
+	r := enrich.Result{Values: vals, Found: true, Unreachable: failed}
+	if failed {
+		// The price pays for the live lookup (the other columns come
+		// from tables the service embeds): a failed one is given back.
+		r.Uncharged = 1
+	}
+	return r, nil
 }
 
 // line is what is known of a valid number's line: the cache's fresh
