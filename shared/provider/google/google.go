@@ -18,10 +18,10 @@
 // reviews of a place; each keeps its originalText and language.
 //
 // Cost: one request per search page and nothing else, and one per Place
-// or Reviews call. A page with fewer than 20 places, or without a token,
-// is the search's last: its NextPageToken is "", so the caller never pays
-// for an empty next page. Text Search lists at most 60 places over 3 pages
-// (Limits().Cap).
+// or Reviews call. A page continues exactly when the API gave a
+// nextPageToken, whatever its length (a short page can carry one); a page
+// without a token is the search's last. Text Search lists at most 60
+// places over 3 pages (Limits().Cap).
 //
 // Rows: the phone is the international number (or the national one parsed
 // with the place's own country), a permanently closed place is dropped

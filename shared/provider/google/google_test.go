@@ -24,8 +24,11 @@ import (
 // testKey looks like a key; no test reaches Google.
 const testKey = "AIzaSyD-test-0123456789abcdefghijklmnop"
 
-// The token of testdata/search_page1.json.
-const page1Token = "AeeoHcKx3Ql2Xq8Vb0mT7yJzR5nD4uWcFgHsLpE9aQvN1oYtKiUrBdZeXwMjS6fCh2lGn8OyPvI0TbA"
+// The tokens of testdata/search_page1.json and search_short_with_token.json.
+const (
+	page1Token = "AeeoHcKx3Ql2Xq8Vb0mT7yJzR5nD4uWcFgHsLpE9aQvN1oYtKiUrBdZeXwMjS6fCh2lGn8OyPvI0TbA"
+	shortToken = "AeeoHcLq7Ws0Fd2Hj4Kl6Zx8Cv1Bn3Mq5We7Rt9Yu"
+)
 
 // lyon is a rectangle over Lyon's Presqu'île (orb points are lon, lat).
 var lyon = orb.Bound{Min: orb.Point{4.8186, 45.7436}, Max: orb.Point{4.8633, 45.7758}}
@@ -396,7 +399,7 @@ func TestSearchPages(t *testing.T) {
 	}{
 		{"full page with a token continues", "search_page1.json", 20, page1Token},
 		{"last page", "search_last.json", 7, ""},
-		{"short page with a token is the last", "search_short_with_token.json", 6, ""},
+		{"short page with a token continues", "search_short_with_token.json", 6, shortToken},
 		{"full page without a token is the last", "search_full_no_token.json", 20, ""},
 		{"no result", "search_empty.json", 0, ""},
 	}

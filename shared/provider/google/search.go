@@ -74,8 +74,10 @@ type searchResponse struct {
 }
 
 // Search returns one page of the search: one Text Search request. The page
-// continues (NextPageToken set) only when it is full and the API gave a
-// token.
+// continues (NextPageToken set) whenever the API gave a token, however
+// many places it holds: Text Search (New) can answer a page shorter than
+// pageSize that still has more behind it, and a page read as the last
+// would lose them. The caller stops at Limits().Cap.
 func (c *Client) Search(ctx context.Context, r provider.Request) (provider.Page, error) {
 	body, err := searchBody(r)
 	if err != nil {
@@ -95,11 +97,10 @@ func (c *Client) Search(ctx context.Context, r provider.Request) (provider.Page,
 			page.Places = append(page.Places, p.toPlace(body.LanguageCode))
 		}
 	}
-	// A page continues on what the API listed, closed places included: a
-	// full page whose closed places were dropped still has more behind it.
-	if len(out.Places) >= PageSize {
-		page.NextPageToken = out.NextPageToken
-	}
+	// Only the API knows whether more follows: its token, never the
+	// page's length, continues the search. A page whose closed places were
+	// dropped, or that the API answered short, keeps its token.
+	page.NextPageToken = out.NextPageToken
 	return page, nil
 }
 
