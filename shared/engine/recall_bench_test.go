@@ -57,69 +57,15 @@ func benchRecall(b *testing.B, zone, query string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := func(mode string) scrape.Request {
-		return scrape.Request{Queries: []string{query}, Zones: []string{zone}, ScrapMode: mode,
-			ExcludeForeignPhones: ptr(false)}
-	}
-	p, err := planner().Plan(mustClean(b, req("fast")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if !p.Valid() {
-		b.Fatalf("plan: %+v", p.Problems)
-	}
-	// The base tiles cover the zone: the truth is taken over their bound,
-	// then kept where the engine keeps places (Grid.Locate).
-	var bound orb.Bound
-	for i, t := range p.Grid.Tiles() {
-		if i == 0 {
-			bound = t.Bound()
-		} else {
-			bound = bound.Union(t.Bound())
-		}
-	}
+	p, bound := benchPlan(b, zone, query)
 
 	var runs []recallRun
 	var truthN int
 	for b.Loop() {
 		world := sim.New(g, sim.Options{TransientRate: -1})
-		places, err := world.Truth(context.Background(), query, bound)
-		if err != nil {
-			b.Fatal(err)
-		}
-		truth := map[string]bool{}
-		for _, pl := range places {
-			if len(p.Grid.Locate(orb.Point{pl.Lon, pl.Lat})) > 0 {
-				truth[pl.ID] = true
-			}
-		}
+		truth := zoneTruth(b, world, p.Grid, bound, query)
 		truthN = len(truth)
-		runs = runs[:0]
-
-		e := newEnv(b, world, envOpts{})
-		for _, mode := range []string{"fast", "normal", "ultra"} {
-			j := e.run(req(mode))
-			if j.Status != jobs.Done || j.ProcessedPoints != j.GridPointsCount || j.ErrorCount != 0 {
-				b.Fatalf("%s: %s, %d/%d points, %d errors", mode, j.Status, j.ProcessedPoints, j.GridPointsCount, j.ErrorCount)
-			}
-			r := recallRun{name: mode, requests: j.TotalAttemptsCount, tiles: len(e.tasks(j.ID))}
-			seen := map[string]bool{}
-			for _, row := range parseCSV(b, e.output(j.ID)).rows {
-				id := row["place_id"]
-				if seen[id] {
-					b.Fatalf("%s: place %s twice", mode, id)
-				}
-				seen[id] = true
-				r.kept++
-				if truth[id] {
-					r.found++
-				}
-			}
-			r.saturated = j.FlaggedTilesCount
-			runs = append(runs, r)
-		}
-		e.close()
-
+		runs = append(runs[:0], runModes(b, world, zone, query, truth)...)
 		for z := maptile.Zoom(12); z <= 18; z++ {
 			runs = append(runs, fixedGrid(b, world, p.Grid, bound, query, z, truth))
 		}
@@ -187,6 +133,84 @@ func benchRecall(b *testing.B, zone, query string) {
 	b.Log("\n" + sb.String())
 }
 
+// benchRequest is a job of one query over one zone in a mode, phones of
+// every country kept (the truth does not filter them).
+func benchRequest(zone, query, mode string) scrape.Request {
+	return scrape.Request{Queries: []string{query}, Zones: []string{zone}, ScrapMode: mode,
+		ExcludeForeignPhones: ptr(false)}
+}
+
+// benchPlan plans the query over the zone and returns the plan and the
+// bound its base tiles cover: the truth is taken over that bound, then
+// kept where the engine keeps places (Grid.Locate).
+func benchPlan(b *testing.B, zone, query string) (*scrape.Plan, orb.Bound) {
+	b.Helper()
+	p, err := planner().Plan(mustClean(b, benchRequest(zone, query, "fast")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !p.Valid() {
+		b.Fatalf("plan: %+v", p.Problems)
+	}
+	var bound orb.Bound
+	for i, t := range p.Grid.Tiles() {
+		if i == 0 {
+			bound = t.Bound()
+		} else {
+			bound = bound.Union(t.Bound())
+		}
+	}
+	return p, bound
+}
+
+// zoneTruth is the set of the world's places of the query in the zone.
+func zoneTruth(b *testing.B, world *sim.World, g *grid.Grid, bound orb.Bound, query string) map[string]bool {
+	b.Helper()
+	places, err := world.Truth(context.Background(), query, bound)
+	if err != nil {
+		b.Fatal(err)
+	}
+	truth := map[string]bool{}
+	for _, pl := range places {
+		if len(g.Locate(orb.Point{pl.Lon, pl.Lat})) > 0 {
+			truth[pl.ID] = true
+		}
+	}
+	return truth
+}
+
+// runModes runs a job of the query over the zone in each mode (fast,
+// normal, ultra, in that order) on one engine over world, and counts what
+// each kept against the truth.
+func runModes(b *testing.B, world provider.Provider, zone, query string, truth map[string]bool) []recallRun {
+	b.Helper()
+	e := newEnv(b, world, envOpts{})
+	defer e.close()
+	var runs []recallRun
+	for _, mode := range []string{"fast", "normal", "ultra"} {
+		j := e.run(benchRequest(zone, query, mode))
+		if j.Status != jobs.Done || j.ProcessedPoints != j.GridPointsCount || j.ErrorCount != 0 {
+			b.Fatalf("%s: %s, %d/%d points, %d errors", mode, j.Status, j.ProcessedPoints, j.GridPointsCount, j.ErrorCount)
+		}
+		r := recallRun{name: mode, requests: j.TotalAttemptsCount, tiles: len(e.tasks(j.ID))}
+		seen := map[string]bool{}
+		for _, row := range parseCSV(b, e.output(j.ID)).rows {
+			id := row["place_id"]
+			if seen[id] {
+				b.Fatalf("%s: place %s twice", mode, id)
+			}
+			seen[id] = true
+			r.kept++
+			if truth[id] {
+				r.found++
+			}
+		}
+		r.saturated = j.FlaggedTilesCount
+		runs = append(runs, r)
+	}
+	return runs
+}
+
 // fixedGrid searches the zone with the uniform tiles of zoom z that reach
 // a zone with a positive area (as Grid.Children picks a split's tiles),
 // each through all its pages up to the provider's cap as the engine does,
@@ -212,7 +236,9 @@ func fixedGrid(b *testing.B, p provider.Provider, g *grid.Grid, bound orb.Bound,
 				if err != nil {
 					b.Fatalf("%s %v: %v", r.name, t, err)
 				}
-				n += len(pg.Places)
+				// The cap counts what the provider listed, as the engine
+				// does (searchUnit).
+				n += pg.Count()
 				for _, pl := range pg.Places {
 					if pl.ID != "" && len(g.Locate(orb.Point{pl.Lon, pl.Lat})) > 0 {
 						kept[pl.ID] = true
