@@ -80,6 +80,13 @@ const (
 	SetupSeconds = 5
 )
 
+// The map provider's paging (Places API Text Search): places per page, and
+// the most places one search lists, however many pages are asked.
+const (
+	ProviderPageSize = 20
+	ProviderCap      = 60
+)
+
 // Defaults of the account limits (SVC_EF_QUOTA, SVC_EF_COST_THRESHOLD).
 const (
 	// DefaultQuota is the EF an account may spend per calendar month (UTC).

@@ -37,6 +37,8 @@ type Service struct {
 	geo  func() (*loaded, error)
 	mu   sync.Mutex
 	pops map[string]*grid.Population // per country, built on first use
+	// surfaces are the spread populations (surface), per country.
+	surfaces map[string]*grid.Population
 }
 
 // loaded is the gazetteer with its resolver.
@@ -47,7 +49,7 @@ type loaded struct {
 
 // New returns the service. Nothing is loaded until first use or Warm.
 func New(d Deps) *Service {
-	s := &Service{d: d, pops: map[string]*grid.Population{}}
+	s := &Service{d: d, pops: map[string]*grid.Population{}, surfaces: map[string]*grid.Population{}}
 	s.geo = sync.OnceValues(func() (*loaded, error) {
 		g, err := d.Gazetteer()
 		if err != nil {
@@ -78,6 +80,8 @@ type Plan struct {
 	// admits is the resolver's address evidence (zones.Resolver.Admits);
 	// nil on a plan built by hand, which then trusts the grid alone.
 	admits func(zones.Zone, string) bool
+	// people is the country's spread population (Service.surface).
+	people *grid.Population
 }
 
 // ZonesAt returns the zones (ascending indexes) a place at pt with the
@@ -202,6 +206,7 @@ func (s *Service) plan(set Settings) (*Plan, error) {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
 	p.Grid = g
+	p.people = s.surface(gz.g, set.Country)
 	if g.Len() == 0 {
 		p.Problems = append(p.Problems, apperr.Field("zones", "les zones ne couvrent aucune tuile", "the zones cover no tile"))
 	}

@@ -1,0 +1,158 @@
+package scrape
+
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geo"
+	"github.com/paulmach/orb/maptile"
+
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/grid"
+	"github.com/prospectdata/svc/shared/pricing"
+)
+
+// spreadPoints is how many points carry a settlement's people in the
+// surface (people): enough that a tile a tenth of a town's width holds a
+// fair share, few enough that a country's index builds in a tenth of a
+// second.
+const spreadPoints = 16
+
+// goldenAngle places the spread points on a sunflower spiral (Vogel's
+// model): even cover of the disc without randomness, so the surface is the
+// same in every process.
+var goldenAngle = math.Pi * (3 - math.Sqrt(5))
+
+// surface is the people of a country spread over their towns: each city
+// (or arrondissement where it has them) contributes spreadPoints points
+// evenly over the disc of its area around its centre. The population
+// index of the grid (population) keeps people at town centres, which is
+// what tile sizes need; counting the people of a tile finer than a town
+// needs them where they live.
+func (s *Service) surface(g *gazetteer.Gazetteer, country string) *grid.Population {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.surfaces[country]; ok {
+		return p
+	}
+	var pts []orb.Point
+	var pops []int64
+	add := func(pl *gazetteer.Place) {
+		r := math.Sqrt(pl.AreaKm2/math.Pi) * 1000
+		if r <= 0 {
+			pts, pops = append(pts, pl.Center), append(pops, pl.Population)
+			return
+		}
+		share, rest := pl.Population/spreadPoints, pl.Population%spreadPoints
+		for i := range spreadPoints {
+			n := share
+			if int64(i) < rest {
+				n++
+			}
+			d := r * math.Pow((float64(i)+0.5)/spreadPoints, 0.7)
+			pts = append(pts, geo.PointAtBearingAndDistance(pl.Center, float64(i)*goldenAngle*180/math.Pi, d))
+			pops = append(pops, n)
+		}
+	}
+	c, _ := g.Country(country)
+	var walk func(id gazetteer.ID)
+	walk = func(id gazetteer.ID) {
+		for _, k := range g.Children(id) {
+			pl := g.Place(k)
+			if pl.Kind != gazetteer.City || pl.Population <= 0 {
+				walk(k)
+				continue
+			}
+			// A city with arrondissements is spread by arrondissement:
+			// their people add up to the city's.
+			parts := 0
+			for _, d := range g.Children(k) {
+				if dp := g.Place(d); dp.Kind == gazetteer.District && dp.Population > 0 {
+					add(dp)
+					parts++
+				}
+			}
+			if parts == 0 {
+				add(pl)
+			}
+		}
+	}
+	walk(c)
+	p := grid.NewPopulation(pts, pops)
+	s.surfaces[country] = p
+	return p
+}
+
+// People is how many people live in tile t by the spread surface; 0 on a
+// plan built by hand.
+func (p *Plan) People(t maptile.Tile) float64 {
+	if p.people == nil {
+		return 0
+	}
+	return float64(p.people.In(t))
+}
+
+// ExpectedSearches is the number of searches the engine is expected to
+// make for one query of density rate (places per person) over the plan's
+// grid in its mode: every base tile is searched, through its pages; a
+// search that lists the provider's cap saturates and, above the mode's
+// depth, its tile's children that reach a zone are searched in turn. A
+// tile's count of places is taken as Poisson of mean rate × its people,
+// so that the expectation weighs both the pages of a tile and the chance
+// that it splits:
+//
+//	E(t, d) = E[pages(min(N, cap))] + P(N ≥ cap) · Σ_children E(c, d+1)
+//
+// The count is of places in the tile's rectangle, inside the zones or not:
+// the provider lists both.
+func (p *Plan) ExpectedSearches(rate float64) float64 {
+	if p.Grid == nil {
+		return 0
+	}
+	if rate <= 0 {
+		return float64(p.Grid.Len())
+	}
+	depth := p.Settings.Mode.MaxDepth()
+	var expect func(t maptile.Tile, d int) float64
+	expect = func(t maptile.Tile, d int) float64 {
+		pages, sat := poissonPages(rate * p.People(t))
+		if d < depth && sat > 1e-4 {
+			sum := 0.0
+			for _, c := range p.Grid.Children(t) {
+				sum += expect(c, d+1)
+			}
+			pages += sat * sum
+		}
+		return pages
+	}
+	total := 0.0
+	for _, t := range p.Grid.Tiles() {
+		total += expect(t, 0)
+	}
+	return total
+}
+
+// poissonPages returns, for a count N ~ Poisson(mu), the expected pages a
+// search pays (at least one, pricing.ProviderPageSize places each, up to
+// pricing.ProviderCap) and the probability that it lists the cap.
+func poissonPages(mu float64) (pages, saturated float64) {
+	if mu <= 0 {
+		return 1, 0
+	}
+	if mu > 4*pricing.ProviderCap {
+		// The cap is reached but for a vanishing chance.
+		return float64((pricing.ProviderCap + pricing.ProviderPageSize - 1) / pricing.ProviderPageSize), 1
+	}
+	pk := math.Exp(-mu) // P(N = k), k from 0
+	below := 0.0
+	for k := range pricing.ProviderCap {
+		if k > 0 {
+			pk *= mu / float64(k)
+		}
+		pages += pk * math.Max(1, math.Ceil(float64(k)/pricing.ProviderPageSize))
+		below += pk
+	}
+	saturated = math.Max(0, 1-below)
+	pages += saturated * float64((pricing.ProviderCap+pricing.ProviderPageSize-1)/pricing.ProviderPageSize)
+	return pages, saturated
+}
