@@ -114,13 +114,13 @@ func benchCost(b *testing.B, zone, query string) {
 	var truthN int
 	for b.Loop() {
 		world := sim.New(g, sim.Options{TransientRate: -1})
-		truth := zoneTruth(b, world, p.Grid, bound, query)
+		truth := zoneTruth(b, world, p, bound, query)
 		truthN = len(truth)
 		runs = runs[:0]
 		for _, r := range runModes(b, world, zone, query, truth) {
 			runs = append(runs, costRun{r, truthN})
 		}
-		fixed := fixedGrid(b, world, p.Grid, bound, query, z, truth)
+		fixed := fixedGrid(b, world, p, bound, query, z, truth)
 		fixed.name = "fixed-1km"
 		runs = append(runs, costRun{fixed, truthN})
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/paulmach/orb/maptile"
 
 	"github.com/prospectdata/svc/shared/gazetteer/data"
-	"github.com/prospectdata/svc/shared/grid"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -63,11 +62,11 @@ func benchRecall(b *testing.B, zone, query string) {
 	var truthN int
 	for b.Loop() {
 		world := sim.New(g, sim.Options{TransientRate: -1})
-		truth := zoneTruth(b, world, p.Grid, bound, query)
+		truth := zoneTruth(b, world, p, bound, query)
 		truthN = len(truth)
 		runs = append(runs[:0], runModes(b, world, zone, query, truth)...)
 		for z := maptile.Zoom(12); z <= 18; z++ {
-			runs = append(runs, fixedGrid(b, world, p.Grid, bound, query, z, truth))
+			runs = append(runs, fixedGrid(b, world, p, bound, query, z, truth))
 		}
 	}
 
@@ -142,7 +141,8 @@ func benchRequest(zone, query, mode string) scrape.Request {
 
 // benchPlan plans the query over the zone and returns the plan and the
 // bound its base tiles cover: the truth is taken over that bound, then
-// kept where the engine keeps places (Grid.Locate).
+// kept where the engine keeps places (scrape.Plan.ZonesAt: in a zone's
+// shape, and not addressed in a commune or department outside it).
 func benchPlan(b *testing.B, zone, query string) (*scrape.Plan, orb.Bound) {
 	b.Helper()
 	p, err := planner().Plan(mustClean(b, benchRequest(zone, query, "fast")))
@@ -164,7 +164,7 @@ func benchPlan(b *testing.B, zone, query string) (*scrape.Plan, orb.Bound) {
 }
 
 // zoneTruth is the set of the world's places of the query in the zone.
-func zoneTruth(b *testing.B, world *sim.World, g *grid.Grid, bound orb.Bound, query string) map[string]bool {
+func zoneTruth(b *testing.B, world *sim.World, p *scrape.Plan, bound orb.Bound, query string) map[string]bool {
 	b.Helper()
 	places, err := world.Truth(context.Background(), query, bound)
 	if err != nil {
@@ -172,7 +172,7 @@ func zoneTruth(b *testing.B, world *sim.World, g *grid.Grid, bound orb.Bound, qu
 	}
 	truth := map[string]bool{}
 	for _, pl := range places {
-		if len(g.Locate(orb.Point{pl.Lon, pl.Lat})) > 0 {
+		if len(p.ZonesAt(orb.Point{pl.Lon, pl.Lat}, pl.Address)) > 0 {
 			truth[pl.ID] = true
 		}
 	}
@@ -214,8 +214,10 @@ func runModes(b *testing.B, world provider.Provider, zone, query string, truth m
 // fixedGrid searches the zone with the uniform tiles of zoom z that reach
 // a zone with a positive area (as Grid.Children picks a split's tiles),
 // each through all its pages up to the provider's cap as the engine does,
-// without splitting, and keeps the places Grid.Locate puts in a zone.
-func fixedGrid(b *testing.B, p provider.Provider, g *grid.Grid, bound orb.Bound, query string, z maptile.Zoom, truth map[string]bool) recallRun {
+// without splitting, and keeps the places the engine would
+// (scrape.Plan.ZonesAt).
+func fixedGrid(b *testing.B, prov provider.Provider, plan *scrape.Plan, bound orb.Bound, query string, z maptile.Zoom, truth map[string]bool) recallRun {
+	g, p := plan.Grid, prov
 	r := recallRun{name: fmt.Sprintf("fixed-z%d", z)}
 	nw := maptile.At(orb.Point{bound.Min[0], bound.Max[1]}, z)
 	se := maptile.At(orb.Point{bound.Max[0], bound.Min[1]}, z)
@@ -240,7 +242,7 @@ func fixedGrid(b *testing.B, p provider.Provider, g *grid.Grid, bound orb.Bound,
 				// does (searchUnit).
 				n += pg.Count()
 				for _, pl := range pg.Places {
-					if pl.ID != "" && len(g.Locate(orb.Point{pl.Lon, pl.Lat})) > 0 {
+					if pl.ID != "" && len(plan.ZonesAt(orb.Point{pl.Lon, pl.Lat}, pl.Address)) > 0 {
 						kept[pl.ID] = true
 					}
 				}
