@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/captcha"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/export"
@@ -136,8 +137,10 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		threshold = *cfg.EFCostThreshold
 	}
 	ledger := pricing.NewLedger(ad.DB, ad.Now, quota)
+	densities := density.New(ad.DB.Table(jobs.Table))
 	sc := scrape.New(scrape.Deps{
 		Gazetteer: loadGazetteer, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
+		Densities: densities,
 	})
 	var days *sim.Days
 	if cfg.MapProvider == "sim" {
@@ -159,7 +162,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	var started func(context.Context, *jobs.Job) error
 	var js *jobs.Service    // the engine's overtime hook calls it; set below
 	var xs *exports.Service // the engine's export hook calls it; set below
-	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, mods: mods, srcs: srcs, js: &js, ps: &ps, xs: &xs})
+	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, dens: densities, mods: mods, srcs: srcs, js: &js, ps: &ps, xs: &xs})
 	if eng != nil {
 		started = eng.Start
 	}
@@ -338,6 +341,7 @@ type engineWiring struct {
 	ad   Adapters
 	prov *lazyProvider
 	sc   *scrape.Service
+	dens *density.Rates
 	mods *enrich.Set
 	srcs *sources
 	js   **jobs.Service

@@ -42,7 +42,7 @@ func newEngine(w engineWiring) Engine {
 	}
 	return engine.New(engine.Deps{
 		DB: w.ad.DB, Queue: w.ad.Queue, QueueName: QueueTasks, ItemQueue: QueueEnrich, SingleQueue: QueueSources, FinalizeQueue: QueueFinalize,
-		Files: w.ad.Files, Provider: w.prov, Scrape: w.sc,
+		Files: w.ad.Files, Provider: w.prov, Scrape: w.sc, Densities: w.dens,
 		Now: w.ad.Now, Log: w.ad.Log, Visibility: w.ad.TaskVisibility,
 		Modules: w.mods,
 		Runners: map[string]engine.Runner{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -44,6 +45,9 @@ type Deps struct {
 	Scrape        *scrape.Service
 	Now           func() time.Time
 	Log           *slog.Logger
+	// Densities learn, at each scrape's end, how common its queries'
+	// places are (learn.go); nil learns nothing.
+	Densities *density.Rates
 
 	// Workers is how many provider requests this process runs at once,
 	// over all the messages it handles (default pricing.Workers).

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paulmach/orb"
-
+	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -17,11 +16,11 @@ import (
 )
 
 // BenchmarkEstimate compares, on the simulated world, the searches a job
-// makes (total_attempts_count) with the expectation of the density model
-// (scrape.Plan.ExpectedSearches) over varied zones, queries and modes. The
-// query's density is learnt from one earlier area (the Rhône: its places
-// over its people, as a run there would observe them) and applied to
-// every zone, so the table measures the model, not a fit to each zone.
+// makes (total_attempts_count) with the estimate priced by the densities
+// learnt (scrape.Service.Price) over varied zones, queries and modes. Each
+// query is first run once over the Rhône, whose job teaches its density
+// (Deps.Densities); every job after it teaches too, as in service. "flat"
+// is the error of the model without densities.
 // Run it with -benchtime 1x.
 func BenchmarkEstimate(b *testing.B) {
 	g, err := data.Load()
@@ -44,51 +43,46 @@ func BenchmarkEstimate(b *testing.B) {
 	var sb strings.Builder
 	for b.Loop() {
 		world := sim.New(g, sim.Options{TransientRate: -1})
-		rates := map[string]float64{}
-		learn := func(query string) float64 {
-			if r, ok := rates[query]; ok {
-				return r
-			}
-			p, err := planner().Plan(mustClean(b, scrape.Request{Queries: []string{query}, Zones: []string{"Rhône"}}))
-			if err != nil {
-				b.Fatal(err)
-			}
-			places, people := 0, 0.0
-			for _, t := range p.Grid.Tiles() {
-				got, err := world.Truth(context.Background(), query, t.Bound())
-				if err != nil {
-					b.Fatal(err)
+		var rates *density.Rates
+		e := newEnv(b, world, envOpts{deps: func(d *Deps) {
+			rates = density.New(d.DB.Table(jobs.Table))
+			d.Densities = rates
+		}})
+		s := scrape.New(scrape.Deps{Gazetteer: data.Load, Densities: rates})
+		// Each query is first run once over the Rhône: the density the
+		// estimates then use is what that run (and every run after it)
+		// taught, as in service.
+		learnt := map[string]bool{}
+		for _, r := range runs {
+			if !learnt[r.query] {
+				learnt[r.query] = true
+				if j := e.run(scrape.Request{Queries: []string{r.query}, Zones: []string{"Rhône"}, ScrapMode: "normal",
+					ExcludeForeignPhones: ptr(false)}); j.Status != jobs.Done {
+					b.Fatalf("learning %s: %s", r.query, j.Status)
 				}
-				bd := t.Bound()
-				for _, pl := range got {
-					// Half-open, as tiles share edges.
-					if pt := (orb.Point{pl.Lon, pl.Lat}); pt[0] < bd.Max[0] && pt[1] < bd.Max[1] {
-						places++
-					}
-				}
-				people += p.People(t)
 			}
-			rates[query] = float64(places) / people
-			return rates[query]
 		}
-		e := newEnv(b, world, envOpts{})
 		sb.Reset()
 		fmt.Fprintf(&sb, "%-14s %-18s %-7s %9s %9s %8s %8s\n", "zone", "query", "mode", "made", "expected", "error", "flat")
 		var errs []float64
 		for _, r := range runs {
 			req := scrape.Request{Queries: []string{r.query}, Zones: []string{r.zone}, ScrapMode: r.mode, ExcludeForeignPhones: ptr(false)}
-			p, err := planner().Plan(mustClean(b, req))
+			p, err := s.Plan(mustClean(b, req))
 			if err != nil || !p.Valid() {
 				b.Fatalf("%v: %v %+v", r, err, p)
 			}
-			expected := p.ExpectedSearches(learn(r.query))
+			flatExpected := p.Estimate.ExpectedSearches
+			if err := s.Price(context.Background(), p, nil); err != nil {
+				b.Fatal(err)
+			}
+			expected := p.Estimate.ExpectedSearches
 			j := e.run(req)
 			if j.Status != jobs.Done {
 				b.Fatalf("%v: %s", r, j.Status)
 			}
 			made := float64(j.TotalAttemptsCount)
 			rel := (expected - made) / made
-			flat := (p.Estimate.ExpectedSearches - made) / made
+			flat := (flatExpected - made) / made
 			errs = append(errs, math.Abs(rel))
 			fmt.Fprintf(&sb, "%-14s %-18s %-7s %9.0f %9.0f %+7.0f%% %+7.0f%%\n", r.zone, r.query, r.mode, made, expected, 100*rel, 100*flat)
 		}

@@ -124,6 +124,7 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 		return fmt.Errorf("finish job %s: %w", j.ID, err)
 	}
 	e.plans.forget(j.ID)
+	e.learn(ctx, j, jit)
 	e.log(ctx, j, true,
 		fmt.Sprintf("Done: %d results (%d duplicates, %d foreign numbers, %d over the per-number limit removed).",
 			out.rows, out.duplicates, out.foreign, out.perPhone),

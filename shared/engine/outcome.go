@@ -139,7 +139,10 @@ func (e *Engine) failRefund(j *jobs.Job, it store.Item) (u store.Update, cond *s
 	}
 	answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
 	planned := float64(answered + failed)
-	if mode, ok := pricing.ParseMode(j.ScrapMode); ok {
+	if j.ExpectedSearches > 0 {
+		// What the charge assumed, priced by the densities learnt.
+		planned = max(planned, j.ExpectedSearches)
+	} else if mode, ok := pricing.ParseMode(j.ScrapMode); ok {
 		var stopAt int64
 		if j.StopAt != nil {
 			stopAt = *j.StopAt

@@ -55,6 +55,10 @@ type taskResult struct {
 	// is the cause of its last failed one.
 	answered, failed int
 	lastErr          string
+	// seen is, per query index, what its search saw when it did not
+	// saturate: the places listed and the people of the tile, for the
+	// densities the job teaches at its end (learn.go).
+	seen map[int]seen
 }
 
 // handleTask does one task: see the package comment.
@@ -168,6 +172,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if res.lastErr != "" {
 		u = u.Set(attrLastError, res.lastErr)
 	}
+	u = addSeen(u, res.seen)
 	u = e.stampProgress(u, j, jit)
 	ops = append(ops, store.UpdateOp(table, jobs.Key(j.ID), u, store.Eq("status", string(jobs.Running))))
 	err = e.d.DB.Transact(ctx, ops...)
@@ -265,6 +270,12 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 			res.lastErr = cause(r.err)
 		} else {
 			res.answered++
+		}
+		if !r.failed && !r.saturated {
+			if res.seen == nil {
+				res.seen = map[int]seen{}
+			}
+			res.seen[q] = seen{places: int64(len(r.places)), people: int64(p.People(tile))}
 		}
 		splits := r.saturated && canSplit
 		switch {

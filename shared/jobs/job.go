@@ -143,6 +143,10 @@ type Job struct {
 	// ParamsInFile: the parameters are in the file store (ParamsKey),
 	// too large for the item; ReadParams loads them.
 	ParamsInFile bool `json:"-"`
+	// ExpectedSearches is what a scrape's charge assumed (the estimate's
+	// expected_searches, scrape.Service.Price): a failure refunds the
+	// searches not answered against it (docs/pricing.md, "Refunds").
+	ExpectedSearches float64 `json:"-"`
 	// continuation marks the automatic resume of a job stopped at its
 	// maximum run time, which goes first in its pool's queue.
 	continuation bool

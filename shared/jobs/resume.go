@@ -61,10 +61,14 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 	if len(remaining) == 0 {
 		return nil, errNotResumable("toutes ses tuiles ont été traitées", "every tile was already processed")
 	}
-	est := pricing.Compute(pricing.Params{
+	p.Estimate = pricing.Compute(pricing.Params{
 		Tiles: len(remaining), Queries: len(set.Queries), Mode: set.Mode, IncludeReviews: set.IncludeReviews, StopAt: set.StopAt,
 	})
-	p.Estimate = est
+	// Priced by the densities learnt, over the tiles left only.
+	if err := s.d.Scrape.Price(ctx, p, remaining); err != nil {
+		return nil, err
+	}
+	est := p.Estimate
 	j := newJob(u.ID, set, p, s.d.Now(), s.d.Source)
 	j.GridPointsCount = len(remaining)
 	j.EFCost = est.EF

@@ -87,6 +87,9 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r scrape.Request
 	if err != nil {
 		return nil, err
 	}
+	if err := s.d.Scrape.Price(ctx, p, nil); err != nil {
+		return nil, err
+	}
 	now := s.d.Now()
 	j := newJob(u.ID, set, p, now, s.d.Source)
 	if err := s.insert(ctx, j, p.Estimate.EF); err != nil {
@@ -211,7 +214,7 @@ func newJob(uid int64, set scrape.Settings, p *scrape.Plan, now time.Time, sourc
 		ID: newID(), JobType: TypeScrap, Queries: set.Queries, Country: set.Country, Zones: set.Zones,
 		IncludeReviews: set.IncludeReviews, ScrapMode: string(set.Mode), MaxPerPhone: set.MaxPerPhone,
 		ExcludeForeignPhones: set.ExcludeForeignPhones, ExtraColumns: set.ExtraColumns, Status: Pending,
-		GridPointsCount: p.Grid.Len(), EFCost: p.Estimate.EF, CreatedAt: formatTime(now),
+		GridPointsCount: p.Grid.Len(), EFCost: p.Estimate.EF, ExpectedSearches: p.Estimate.ExpectedSearches, CreatedAt: formatTime(now),
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: uid, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{},

@@ -78,6 +78,9 @@ func item(j *Job) (store.Item, error) {
 	if j.PipelineNodeID != "" {
 		it["pipeline_node_id"] = j.PipelineNodeID
 	}
+	if j.ExpectedSearches > 0 {
+		it["expected_searches"] = j.ExpectedSearches
+	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
@@ -124,6 +127,7 @@ func fromItem(it store.Item) (*Job, error) {
 	j.LowPriority = it.Bool("low_priority")
 	j.CaptureScreenshot = it.Bool("capture_screenshot")
 	j.PipelineNodeID = it.String("pipeline_node_id")
+	j.ExpectedSearches = it.Float("expected_searches")
 	if p := it.String("params"); p != "" {
 		j.Params = json.RawMessage(p)
 	}

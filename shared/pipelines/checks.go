@@ -132,12 +132,12 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			if err != nil {
 				return nil, err
 			}
-			out.Cost += plan.Estimate.EF
-			expected := plan.Estimate.ExpectedSearches * pricing.PlacesPerSearch
-			if set.StopAt > 0 {
-				expected = math.Min(expected, float64(set.StopAt))
+			if err := c.d.Scrape.Price(ctx, plan, nil); err != nil {
+				return nil, err
 			}
-			rows[id] = math.Ceil(expected)
+			out.Cost += plan.Estimate.EF
+			// The places it is expected to list, at most stop_at.
+			rows[id] = math.Ceil(plan.Estimate.ExpectedPlaces)
 		case "sirene":
 			cfg := sirenes[id]
 			if err := cfg.Validate(c.d.Scrape); err != nil {

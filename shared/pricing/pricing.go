@@ -120,12 +120,19 @@ type Params struct {
 	// CountryFactor scales a country's searches to French ones (1 for
 	// every country today: the provider bills them alike).
 	CountryFactor float64
+	// Searches, when positive, is the density model's expectation of the
+	// searches of every query (scrape.Plan.ExpectedSearches, stop_at
+	// aside), in place of Tiles × Queries × the mode's subdivision.
+	// Places is its expectation of the places they list, in place of
+	// PlacesPerSearch a search: what stop_at is weighed against.
+	Searches, Places float64
 }
 
 // Estimate is the model's answer for Params.
 type Estimate struct {
 	Requests         int     // Tiles × Queries: base searches
 	ExpectedSearches float64 // with the mode's subdivision, reduced by stop_at
+	ExpectedPlaces   float64 // places the searches are expected to list, at most stop_at
 	EF               float64 // rounded to the cent
 	DurationSeconds  int
 }
@@ -135,10 +142,16 @@ type Estimate struct {
 func Compute(p Params) Estimate {
 	req := p.Tiles * p.Queries
 	searches := float64(req) * p.Mode.Subdivision()
-	if p.StopAt > 0 && searches > 0 {
-		if expected := searches * PlacesPerSearch; float64(p.StopAt) < expected {
-			searches *= float64(p.StopAt) / expected
-		}
+	if p.Searches > 0 {
+		searches = p.Searches
+	}
+	places := searches * PlacesPerSearch
+	if p.Places > 0 {
+		places = p.Places
+	}
+	if p.StopAt > 0 && searches > 0 && float64(p.StopAt) < places {
+		searches *= float64(p.StopAt) / places
+		places = float64(p.StopAt)
 	}
 	cf := p.CountryFactor
 	if cf <= 0 {
@@ -152,5 +165,5 @@ func Compute(p Params) Estimate {
 	if req > 0 {
 		dur = SetupSeconds + int(math.Ceil(searches*SecondsPerSearch/Workers))
 	}
-	return Estimate{Requests: req, ExpectedSearches: searches, EF: math.Round(ef*100) / 100, DurationSeconds: dur}
+	return Estimate{Requests: req, ExpectedSearches: searches, ExpectedPlaces: places, EF: math.Round(ef*100) / 100, DurationSeconds: dur}
 }

@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"context"
 	"math"
 
 	"github.com/paulmach/orb"
@@ -105,12 +106,16 @@ func (p *Plan) People(t maptile.Tile) float64 {
 //
 // The count is of places in the tile's rectangle, inside the zones or not:
 // the provider lists both.
-func (p *Plan) ExpectedSearches(rate float64) float64 {
+//
+// roots, when not nil, restricts it to those base tiles (indexes in the
+// grid's order: a resume's remaining tiles).
+func (p *Plan) ExpectedSearches(rate float64, roots []int) float64 {
 	if p.Grid == nil {
 		return 0
 	}
+	tiles := p.roots(roots)
 	if rate <= 0 {
-		return float64(p.Grid.Len())
+		return float64(len(tiles))
 	}
 	depth := p.Settings.Mode.MaxDepth()
 	var expect func(t maptile.Tile, d int) float64
@@ -126,10 +131,55 @@ func (p *Plan) ExpectedSearches(rate float64) float64 {
 		return pages
 	}
 	total := 0.0
-	for _, t := range p.Grid.Tiles() {
+	for _, t := range tiles {
 		total += expect(t, 0)
 	}
 	return total
+}
+
+// roots returns the base tiles of the given indexes, or every one.
+func (p *Plan) roots(idx []int) []maptile.Tile {
+	all := p.Grid.Tiles()
+	if idx == nil {
+		return all
+	}
+	out := make([]maptile.Tile, 0, len(idx))
+	for _, i := range idx {
+		if i >= 0 && i < len(all) {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+// Price sets the plan's estimate from the densities learnt for its
+// queries (Deps.Densities): per query, the expected searches of its
+// density over the plan's base tiles (roots, when not nil, the tiles left
+// to a resume) and the places they list. Without densities, or on a plan
+// that cannot run, the estimate stays the flat model's.
+func (s *Service) Price(ctx context.Context, p *Plan, roots []int) error {
+	if s.d.Densities == nil || p.Grid == nil || !p.Valid() {
+		return nil
+	}
+	tiles := p.roots(roots)
+	people := 0.0
+	for _, t := range tiles {
+		people += p.People(t)
+	}
+	var searches, places float64
+	for _, q := range p.Settings.Queries {
+		rate, err := s.d.Densities.Rate(ctx, p.Settings.Country, q)
+		if err != nil {
+			return err
+		}
+		searches += p.ExpectedSearches(rate, roots)
+		places += rate * people
+	}
+	p.Estimate = pricing.Compute(pricing.Params{
+		Tiles: len(tiles), Queries: len(p.Settings.Queries), Mode: p.Settings.Mode, IncludeReviews: p.Settings.IncludeReviews,
+		StopAt: p.Settings.StopAt, Searches: searches, Places: places,
+	})
+	return nil
 }
 
 // poissonPages returns, for a count N ~ Poisson(mu), the expected pages a

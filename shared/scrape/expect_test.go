@@ -32,18 +32,18 @@ func TestExpectedSearches(t *testing.T) {
 	s := newPlanner(t)
 	p := mustPlan(t, s, "FRA", pricing.Normal, "Lyon")
 	tiles := float64(p.Grid.Len())
-	if got := p.ExpectedSearches(0); got != tiles {
+	if got := p.ExpectedSearches(0, nil); got != tiles {
 		t.Errorf("rate 0: %v, want the %v tiles", got, tiles)
 	}
-	if got := p.ExpectedSearches(1e-9); math.Abs(got-tiles) > 1e-6 {
+	if got := p.ExpectedSearches(1e-9, nil); math.Abs(got-tiles) > 1e-6 {
 		t.Errorf("a rare query: %v, want the %v tiles", got, tiles)
 	}
-	sparse, dense := p.ExpectedSearches(1.0/8000), p.ExpectedSearches(1.0/330)
+	sparse, dense := p.ExpectedSearches(1.0/8000, nil), p.ExpectedSearches(1.0/330, nil)
 	if !(tiles <= sparse && sparse < dense) {
 		t.Errorf("tiles %v, sparse %v, dense %v: want increasing", tiles, sparse, dense)
 	}
-	fast := mustPlan(t, s, "FRA", pricing.Fast, "Lyon").ExpectedSearches(1.0 / 330)
-	ultra := mustPlan(t, s, "FRA", pricing.Ultra, "Lyon").ExpectedSearches(1.0 / 330)
+	fast := mustPlan(t, s, "FRA", pricing.Fast, "Lyon").ExpectedSearches(1.0/330, nil)
+	ultra := mustPlan(t, s, "FRA", pricing.Ultra, "Lyon").ExpectedSearches(1.0/330, nil)
 	if !(fast < dense && dense <= ultra) {
 		t.Errorf("fast %v, normal %v, ultra %v: want increasing", fast, dense, ultra)
 	}

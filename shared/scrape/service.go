@@ -11,6 +11,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/grid"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -29,6 +30,9 @@ type Deps struct {
 	// CostThreshold is the worst-case EF above which a pipeline is
 	// refused (SVC_EF_COST_THRESHOLD, pricing.DefaultThreshold).
 	CostThreshold float64
+	// Densities are the places per person learnt of each query (Price);
+	// nil prices with the flat model.
+	Densities *density.Rates
 }
 
 // Service plans and prices scrapes.
@@ -128,6 +132,9 @@ func (s *Service) Estimate(ctx context.Context, u *accounts.User, r Request) (*P
 	}
 	p, err := s.plan(set)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.Price(ctx, p, nil); err != nil {
 		return nil, err
 	}
 	if len(p.Problems) == 0 {
