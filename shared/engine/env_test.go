@@ -23,6 +23,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/blob"
 	blobdir "github.com/prospectdata/svc/shared/blob/dir"
+	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -61,6 +62,9 @@ type envOpts struct {
 	// flight when a previous engine stopped are visible at once.
 	queueShift time.Duration
 	deps       func(*Deps)
+	// densities prices the jobs with the query densities they learn (a
+	// scrape service with Densities, for the engine and the job service).
+	densities bool
 	// noRun starts no Run loop: the test feeds the engine itself.
 	noRun bool
 }
@@ -134,6 +138,10 @@ func (e *env) open() {
 		RetryDelay: func(int) time.Duration { return 0 }, Wait: time.Second, LogEvery: 5,
 		OnTerminal: func(_ context.Context, j *jobs.Job) { e.signal(j.ID) },
 	}
+	if e.opts.densities {
+		d.Densities = density.New(e.db.Table(jobs.Table))
+		d.Scrape = scrape.New(scrape.Deps{Gazetteer: data.Load, Densities: d.Densities})
+	}
 	if e.opts.deps != nil {
 		e.opts.deps(&d)
 	}
@@ -141,7 +149,7 @@ func (e *env) open() {
 	now := time.Now
 	ledger := pricing.NewLedger(e.db, now, pricing.DefaultQuota)
 	e.jobs = jobs.New(jobs.Deps{
-		DB: e.db, Scrape: planner(), Ledger: ledger, Limits: ratelimit.New(e.db, now),
+		DB: e.db, Scrape: d.Scrape, Ledger: ledger, Limits: ratelimit.New(e.db, now),
 		Accounts: accounts.New(accounts.Deps{DB: e.db, Now: now}, accounts.Config{}), Now: now,
 		Source: e.prov.Name(), Started: e.eng.Start, Files: e.files,
 	})

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/provider/sim"
@@ -43,12 +42,8 @@ func BenchmarkEstimate(b *testing.B) {
 	var sb strings.Builder
 	for b.Loop() {
 		world := sim.New(g, sim.Options{TransientRate: -1})
-		var rates *density.Rates
-		e := newEnv(b, world, envOpts{deps: func(d *Deps) {
-			rates = density.New(d.DB.Table(jobs.Table))
-			d.Densities = rates
-		}})
-		s := scrape.New(scrape.Deps{Gazetteer: data.Load, Densities: rates})
+		e := newEnv(b, world, envOpts{densities: true})
+		s := e.eng.d.Scrape
 		// Each query is first run once over the Rhône: the density the
 		// estimates then use is what that run (and every run after it)
 		// taught, as in service.

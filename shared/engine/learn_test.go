@@ -25,11 +25,8 @@ func TestDensitiesLearnt(t *testing.T) {
 		t.Fatal(err)
 	}
 	world := sim.New(g, sim.Options{TransientRate: -1})
-	var rates *density.Rates
-	e := newEnv(t, world, envOpts{deps: func(d *Deps) {
-		rates = density.New(d.DB.Table(jobs.Table))
-		d.Densities = rates
-	}})
+	e := newEnv(t, world, envOpts{densities: true})
+	rates := e.eng.d.Densities
 	ctx := context.Background()
 	before, err := rates.Rate(ctx, "FRA", "restaurant")
 	if err != nil {
@@ -50,7 +47,7 @@ func TestDensitiesLearnt(t *testing.T) {
 	}
 
 	// The next zone, priced with what Lyon taught.
-	s := scrape.New(scrape.Deps{Gazetteer: data.Load, Densities: rates})
+	s := e.eng.d.Scrape
 	p, err := s.Plan(mustClean(t, req("Villeurbanne")))
 	if err != nil {
 		t.Fatal(err)

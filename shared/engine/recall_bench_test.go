@@ -180,12 +180,18 @@ func zoneTruth(b *testing.B, world *sim.World, p *scrape.Plan, bound orb.Bound, 
 }
 
 // runModes runs a job of the query over the zone in each mode (fast,
-// normal, ultra, in that order) on one engine over world, and counts what
-// each kept against the truth.
+// normal, ultra, in that order) on one engine over world, once a job over
+// the Rhône has taught the query's density, and counts what each kept
+// against the truth.
 func runModes(b *testing.B, world provider.Provider, zone, query string, truth map[string]bool) []recallRun {
 	b.Helper()
-	e := newEnv(b, world, envOpts{})
+	// Jobs priced and planned with the query's density, learnt first by
+	// a scrape of the Rhône (as an earlier job of the query teaches it).
+	e := newEnv(b, world, envOpts{densities: true})
 	defer e.close()
+	if j := e.run(benchRequest("Rhône", query, "normal")); j.Status != jobs.Done {
+		b.Fatalf("learning run: %s", j.Status)
+	}
 	var runs []recallRun
 	for _, mode := range []string{"fast", "normal", "ultra"} {
 		j := e.run(benchRequest(zone, query, mode))

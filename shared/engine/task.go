@@ -39,6 +39,7 @@ type unitResult struct {
 	failed    bool  // a request failed for good: error_count
 	err       error // why, when failed
 	saturated bool  // the search listed the provider's cap
+	skipped   bool  // not searched: predicted to saturate (saturated set)
 }
 
 // taskResult is a task's work before its transaction.
@@ -236,6 +237,12 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 	bound := tile.Bound()
 	lang := languageOf(j.Country)
 	for i, q := range qs {
+		if canSplit && q < len(j.Rates) && p.Skips(j.Rates[q], tile) {
+			// The query's density says this search would reach the cap:
+			// the tile splits without it (scrape.Plan.Skips).
+			results[i] = unitResult{saturated: true, skipped: true}
+			continue
+		}
 		wg.Go(func() {
 			defer recovered(&errs[i])
 			results[i], errs[i] = e.searchUnit(ctx, provider.Request{
@@ -264,11 +271,12 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 	for i, q := range qs {
 		r := results[i]
 		res.attempts += r.attempts
-		if r.failed {
+		switch {
+		case r.failed:
 			res.errors++
 			res.failed++
 			res.lastErr = cause(r.err)
-		} else {
+		case !r.skipped:
 			res.answered++
 		}
 		if !r.failed && !r.saturated {

@@ -147,6 +147,10 @@ type Job struct {
 	// expected_searches, scrape.Service.Price): a failure refunds the
 	// searches not answered against it (docs/pricing.md, "Refunds").
 	ExpectedSearches float64 `json:"-"`
+	// Rates are the places per person of each query that priced the job
+	// (scrape.Plan.Rates): the engine splits a tile without searching it
+	// when they say it would saturate (scrape.Plan.Skips).
+	Rates []float64 `json:"-"`
 	// continuation marks the automatic resume of a job stopped at its
 	// maximum run time, which goes first in its pool's queue.
 	continuation bool

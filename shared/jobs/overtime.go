@@ -55,6 +55,7 @@ func (s *Service) Overtime(ctx context.Context, j *Job) (stopped, first bool, er
 	next := newJob(j.UserID, set, p, s.d.Now(), j.Source)
 	next.GridPointsCount, next.EFCost, next.Roots, next.SourceJobID = len(remaining), 0, remaining, &j.ID
 	next.continuation, next.LowPriority = true, j.LowPriority
+	next.Rates = j.Rates // planned as the job it continues
 	it, err := item(next)
 	if err != nil {
 		return false, false, err

@@ -214,7 +214,7 @@ func newJob(uid int64, set scrape.Settings, p *scrape.Plan, now time.Time, sourc
 		ID: newID(), JobType: TypeScrap, Queries: set.Queries, Country: set.Country, Zones: set.Zones,
 		IncludeReviews: set.IncludeReviews, ScrapMode: string(set.Mode), MaxPerPhone: set.MaxPerPhone,
 		ExcludeForeignPhones: set.ExcludeForeignPhones, ExtraColumns: set.ExtraColumns, Status: Pending,
-		GridPointsCount: p.Grid.Len(), EFCost: p.Estimate.EF, ExpectedSearches: p.Estimate.ExpectedSearches, CreatedAt: formatTime(now),
+		GridPointsCount: p.Grid.Len(), EFCost: p.Estimate.EF, ExpectedSearches: p.Estimate.ExpectedSearches, Rates: p.Rates, CreatedAt: formatTime(now),
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: uid, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{},

@@ -81,6 +81,13 @@ func item(j *Job) (store.Item, error) {
 	if j.ExpectedSearches > 0 {
 		it["expected_searches"] = j.ExpectedSearches
 	}
+	if len(j.Rates) > 0 {
+		rs := make([]string, len(j.Rates))
+		for i, r := range j.Rates {
+			rs[i] = strconv.FormatFloat(r, 'g', -1, 64)
+		}
+		it["rates"] = strings.Join(rs, ",")
+	}
 	if pk, sk, ok := queueAttrs(j); ok {
 		it["gsi2pk"], it["gsi2sk"] = pk, sk
 	}
@@ -128,6 +135,12 @@ func fromItem(it store.Item) (*Job, error) {
 	j.CaptureScreenshot = it.Bool("capture_screenshot")
 	j.PipelineNodeID = it.String("pipeline_node_id")
 	j.ExpectedSearches = it.Float("expected_searches")
+	if r := it.String("rates"); r != "" {
+		for _, f := range strings.Split(r, ",") {
+			v, _ := strconv.ParseFloat(f, 64)
+			j.Rates = append(j.Rates, v)
+		}
+	}
 	if p := it.String("params"); p != "" {
 		j.Params = json.RawMessage(p)
 	}

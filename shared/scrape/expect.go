@@ -121,6 +121,10 @@ func (p *Plan) ExpectedSearches(rate float64, roots []int) float64 {
 	var expect func(t maptile.Tile, d int) float64
 	expect = func(t maptile.Tile, d int) float64 {
 		pages, sat := poissonPages(rate * p.People(t))
+		if d < depth && sat >= SkipSaturation {
+			// Not searched: split at once (Skips).
+			pages, sat = 0, 1
+		}
 		if d < depth && sat > 1e-4 {
 			sum := 0.0
 			for _, c := range p.Grid.Children(t) {
@@ -135,6 +139,24 @@ func (p *Plan) ExpectedSearches(rate float64, roots []int) float64 {
 		total += expect(t, 0)
 	}
 	return total
+}
+
+// SkipSaturation is how sure the density must be that a tile's search
+// would reach the provider's cap for the engine to split the tile without
+// searching it: its children cover it, and a search that lists the cap
+// buys places its children list again.
+const SkipSaturation = 0.95
+
+// Skips tells whether the engine splits tile t for a query of density
+// rate without searching it (t above the mode's depth): the chance that
+// its search reaches the cap is at least SkipSaturation. ExpectedSearches
+// prices the same rule.
+func (p *Plan) Skips(rate float64, t maptile.Tile) bool {
+	if rate <= 0 {
+		return false
+	}
+	_, sat := poissonPages(rate * p.People(t))
+	return sat >= SkipSaturation
 }
 
 // roots returns the base tiles of the given indexes, or every one.
@@ -167,11 +189,13 @@ func (s *Service) Price(ctx context.Context, p *Plan, roots []int) error {
 		people += p.People(t)
 	}
 	var searches, places float64
-	for _, q := range p.Settings.Queries {
+	p.Rates = make([]float64, len(p.Settings.Queries))
+	for i, q := range p.Settings.Queries {
 		rate, err := s.d.Densities.Rate(ctx, p.Settings.Country, q)
 		if err != nil {
 			return err
 		}
+		p.Rates[i] = rate
 		searches += p.ExpectedSearches(rate, roots)
 		places += rate * people
 	}

@@ -86,6 +86,10 @@ type Plan struct {
 	admits func(zones.Zone, string) bool
 	// people is the country's spread population (Service.surface).
 	people *grid.Population
+	// Rates are the places per person of each query that priced the plan
+	// (Service.Price; nil when it was not): the job keeps them, and the
+	// engine plans its searches with them (Skips).
+	Rates []float64
 }
 
 // ZonesAt returns the zones (ascending indexes) a place at pt with the
