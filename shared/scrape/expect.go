@@ -89,14 +89,29 @@ func (s *Service) surface(g *gazetteer.Gazetteer, country string) *grid.Populati
 		}
 		dLon := r / (metresPerDegree * math.Cos(pl.Center[1]*math.Pi/180))
 		dLat := r / metresPerDegree
-		k := int64(len(unit))
+		spread := make([]orb.Point, 0, len(unit))
+		for _, u := range unit {
+			pt := orb.Point{pl.Center[0] + u[0]*dLon, pl.Center[1] + u[1]*dLat}
+			// An arrondissement is its share of its city's outline, often
+			// long and narrow: its people stay inside it. (Checked for the
+			// few arrondissements only: every commune's would cost the
+			// index most of its build.)
+			if pl.Kind == gazetteer.District && !g.Contains(pl.ID, pt) {
+				continue
+			}
+			spread = append(spread, pt)
+		}
+		if len(spread) == 0 {
+			spread = append(spread, pl.Center)
+		}
+		k := int64(len(spread))
 		share, rest := pl.Population/k, pl.Population%k
-		for i, u := range unit {
+		for i, pt := range spread {
 			n := share
 			if int64(i) < rest {
 				n++
 			}
-			pts = append(pts, orb.Point{pl.Center[0] + u[0]*dLon, pl.Center[1] + u[1]*dLat})
+			pts = append(pts, pt)
 			pops = append(pops, n)
 		}
 	}
