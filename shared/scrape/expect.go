@@ -46,31 +46,20 @@ func (s *Service) surface(g *gazetteer.Gazetteer, country string) *grid.Populati
 	if p, ok := s.surfaces[country]; ok {
 		return p
 	}
+	// A city with arrondissements is spread by arrondissement: their
+	// people add up to the city's.
 	var towns []*gazetteer.Place
-	c, _ := g.Country(country)
-	var walk func(id gazetteer.ID)
-	walk = func(id gazetteer.ID) {
-		for _, k := range g.Children(id) {
-			pl := g.Place(k)
-			if pl.Kind != gazetteer.City || pl.Population <= 0 {
-				walk(k)
-				continue
-			}
-			// A city with arrondissements is spread by arrondissement:
-			// their people add up to the city's.
-			parts := 0
-			for _, d := range g.Children(k) {
-				if dp := g.Place(d); dp.Kind == gazetteer.District && dp.Population > 0 {
-					towns = append(towns, dp)
-					parts++
-				}
-			}
-			if parts == 0 {
-				towns = append(towns, pl)
+	for _, pl := range countryTowns(g, country) {
+		n := len(towns)
+		for _, d := range g.Children(pl.ID) {
+			if dp := g.Place(d); dp.Kind == gazetteer.District && dp.Population > 0 {
+				towns = append(towns, dp)
 			}
 		}
+		if len(towns) == n {
+			towns = append(towns, pl)
+		}
 	}
-	walk(c)
 	pts := make([]orb.Point, 0, len(towns)*villagePoints)
 	pops := make([]int64, 0, len(towns)*villagePoints)
 	// The spiral's offsets for a disc of radius 1, east and north: the

@@ -57,3 +57,13 @@ func TestExpectedSearches(t *testing.T) {
 		t.Errorf("Lyon's tiles hold %.0f people", people)
 	}
 }
+
+// BenchmarkExpectedSearchesFrance prices the largest zone an estimate
+// meets, a whole country of about 4,400 base tiles, for a dense query in
+// ultra (the deepest recursion): it runs on every estimate and creation.
+func BenchmarkExpectedSearchesFrance(b *testing.B) {
+	p := mustPlan(b, newPlanner(b), "FRA", pricing.Ultra, "France")
+	for b.Loop() {
+		p.ExpectedSearches(1.0/330, nil)
+	}
+}

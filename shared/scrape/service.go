@@ -235,22 +235,12 @@ func (s *Service) population(g *gazetteer.Gazetteer, country string) *grid.Popul
 	if p, ok := s.pops[country]; ok {
 		return p
 	}
-	var pts []orb.Point
-	var pops []int64
-	c, _ := g.Country(country)
-	var walk func(id gazetteer.ID)
-	walk = func(id gazetteer.ID) {
-		for _, k := range g.Children(id) {
-			pl := g.Place(k)
-			if pl.Kind == gazetteer.City && pl.Population > 0 {
-				pts = append(pts, pl.Center)
-				pops = append(pops, pl.Population)
-				continue // its districts are part of its population
-			}
-			walk(k)
-		}
+	towns := countryTowns(g, country)
+	pts := make([]orb.Point, len(towns))
+	pops := make([]int64, len(towns))
+	for i, t := range towns {
+		pts[i], pops[i] = t.Center, t.Population
 	}
-	walk(c)
 	p := grid.NewPopulation(pts, pops)
 	s.pops[country] = p
 	return p
@@ -258,3 +248,23 @@ func (s *Service) population(g *gazetteer.Gazetteer, country string) *grid.Popul
 
 // CostThreshold is the worst-case EF above which a pipeline is refused.
 func (s *Service) CostThreshold() float64 { return s.d.CostThreshold }
+
+// countryTowns are the cities of country with people: its communes, each
+// once (a city's arrondissements are part of its population, not towns
+// of their own).
+func countryTowns(g *gazetteer.Gazetteer, country string) []*gazetteer.Place {
+	var out []*gazetteer.Place
+	c, _ := g.Country(country)
+	var walk func(id gazetteer.ID)
+	walk = func(id gazetteer.ID) {
+		for _, k := range g.Children(id) {
+			if pl := g.Place(k); pl.Kind == gazetteer.City && pl.Population > 0 {
+				out = append(out, pl)
+				continue
+			}
+			walk(k)
+		}
+	}
+	walk(c)
+	return out
+}

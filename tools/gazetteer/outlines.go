@@ -182,26 +182,10 @@ func simplifyTopology(outlines map[*node]orb.MultiPolygon, tol float64) map[*nod
 			}
 		}
 	}
+	owner := func(pt orb.Point) uint64 { return owners[q(pt)] }
 	out := make(map[*node]orb.MultiPolygon, len(outlines))
 	for n, mp := range outlines {
-		var res orb.MultiPolygon
-		for _, p := range mp {
-			var sp orb.Polygon
-			for i, r := range p {
-				sr := simplifyArcs(r, tol, func(pt orb.Point) uint64 { return owners[q(pt)] })
-				if sr == nil {
-					if i == 0 {
-						break
-					}
-					continue
-				}
-				sp = append(sp, sr)
-			}
-			if len(sp) > 0 {
-				res = append(res, sp)
-			}
-		}
-		out[n] = res
+		out[n] = mapRings(mp, func(r orb.Ring) orb.Ring { return simplifyArcs(r, tol, owner) })
 	}
 	return out
 }

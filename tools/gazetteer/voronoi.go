@@ -55,36 +55,21 @@ func partition(mp orb.MultiPolygon, sites []orb.Point) []orb.MultiPolygon {
 // clipped from quantised vertices would each round their shared borders
 // their own way), dropping repeated vertices and rings that collapse.
 func quantizeShape(mp orb.MultiPolygon) orb.MultiPolygon {
-	var out orb.MultiPolygon
-	for _, poly := range mp {
-		var np orb.Polygon
-		for k, r := range poly {
-			var q orb.Ring
-			for _, p := range r {
-				if p = gazetteer.Quantize(p); len(q) == 0 || q[len(q)-1] != p {
-					q = append(q, p)
-				}
+	return mapRings(mp, func(r orb.Ring) orb.Ring {
+		var q orb.Ring
+		for _, p := range r {
+			if p = gazetteer.Quantize(p); len(q) == 0 || q[len(q)-1] != p {
+				q = append(q, p)
 			}
-			if len(q) < 4 || planar.Area(q) == 0 {
-				if k == 0 {
-					break
-				}
-				continue
-			}
-			np = append(np, q)
 		}
-		if len(np) > 0 {
-			out = append(out, np)
-		}
-	}
-	return out
+		return q
+	})
 }
 
 // clipHalfPlane keeps the part of mp where a·x ≤ b (Sutherland-Hodgman,
 // ring by ring: the clip region is convex, so a ring's clipped part is
 // right in area and containment, joined along the line where the
-// half-plane cuts it in pieces). Rings that vanish are dropped, and a
-// polygon whose outer ring vanishes with them.
+// half-plane cuts it in pieces).
 func clipHalfPlane(mp orb.MultiPolygon, a orb.Point, b float64) orb.MultiPolygon {
 	in := func(p orb.Point) bool { return a[0]*p[0]+a[1]*p[1] <= b }
 	cut := func(p, q orb.Point) orb.Point {
@@ -92,40 +77,43 @@ func clipHalfPlane(mp orb.MultiPolygon, a orb.Point, b float64) orb.MultiPolygon
 		t := fp / (fp - fq)
 		return orb.Point{p[0] + t*(q[0]-p[0]), p[1] + t*(q[1]-p[1])}
 	}
+	return mapRings(mp, func(r orb.Ring) orb.Ring {
+		pts := []orb.Point(r)
+		if len(pts) > 1 && pts[0] == pts[len(pts)-1] {
+			pts = pts[:len(pts)-1]
+		}
+		var res orb.Ring
+		for i, q := range pts {
+			p := pts[(i+len(pts)-1)%len(pts)]
+			switch pin, qin := in(p), in(q); {
+			case pin && qin:
+				res = append(res, q)
+			case pin && !qin:
+				res = append(res, cut(p, q))
+			case !pin && qin:
+				res = append(res, cut(p, q), q)
+			}
+		}
+		if len(res) > 0 {
+			res = append(res, res[0])
+		}
+		return res
+	})
+}
+
+// mapRings replaces every ring of mp by f's, dropping a ring f returns
+// collapsed (fewer than four points, or no area) and a polygon whose outer
+// ring collapses, holes and all.
+func mapRings(mp orb.MultiPolygon, f func(orb.Ring) orb.Ring) orb.MultiPolygon {
 	var out orb.MultiPolygon
 	for _, poly := range mp {
 		var np orb.Polygon
 		for k, r := range poly {
-			pts := []orb.Point(r)
-			if len(pts) > 1 && pts[0] == pts[len(pts)-1] {
-				pts = pts[:len(pts)-1]
+			if nr := f(r); len(nr) >= 4 && planar.Area(nr) != 0 {
+				np = append(np, nr)
+			} else if k == 0 {
+				break
 			}
-			var res orb.Ring
-			for i, q := range pts {
-				p := pts[(i+len(pts)-1)%len(pts)]
-				switch pin, qin := in(p), in(q); {
-				case pin && qin:
-					res = append(res, q)
-				case pin && !qin:
-					res = append(res, cut(p, q))
-				case !pin && qin:
-					res = append(res, cut(p, q), q)
-				}
-			}
-			if len(res) < 3 {
-				if k == 0 {
-					break
-				}
-				continue
-			}
-			res = append(res, res[0])
-			if planar.Area(res) == 0 {
-				if k == 0 {
-					break
-				}
-				continue
-			}
-			np = append(np, res)
 		}
 		if len(np) > 0 {
 			out = append(out, np)
