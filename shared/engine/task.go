@@ -121,7 +121,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if j.StopAt != nil && int64(jit.Int("results_count")) >= *j.StopAt {
 		res = taskResult{skipped: true, stats: map[int]int{}}
 	} else {
-		res, err = e.work(ctx, j, p, tile, m.Queries, d < mode.MaxDepth())
+		res, err = e.work(ctx, j, p, tile, m.Queries, d)
 		if err != nil {
 			return err
 		}
@@ -230,14 +230,15 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, t
 // kept, places outside every zone of the request dropped. When the job
 // asks for reviews, it then reads the latest reviews of its rows (one
 // request per row: a place is fetched once per task).
-func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile maptile.Tile, qs []int, canSplit bool) (taskResult, error) {
+func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile maptile.Tile, qs []int, d int) (taskResult, error) {
+	canSplit := d < p.Settings.Mode.MaxDepth()
 	results := make([]unitResult, len(qs))
 	errs := make([]error, len(qs))
 	var wg sync.WaitGroup
 	bound := tile.Bound()
 	lang := languageOf(j.Country)
 	for i, q := range qs {
-		if canSplit && q < len(j.Rates) && p.Skips(j.Rates[q], tile) {
+		if canSplit && q < len(j.Rates) && p.Skips(j.Rates[q], tile, d) {
 			// The query's density says this search would reach the cap:
 			// the tile splits without it (scrape.Plan.Skips).
 			results[i] = unitResult{saturated: true, skipped: true}

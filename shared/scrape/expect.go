@@ -136,17 +136,15 @@ func (p *Plan) People(t maptile.Tile) float64 {
 
 // ExpectedSearches is the number of searches the engine is expected to
 // make for one query of density rate (places per person) over the plan's
-// grid in its mode: every base tile is searched, through its pages; a
-// search that lists the provider's cap saturates and, above the mode's
-// depth, its tile's children that reach a zone are searched in turn. A
-// tile's count of places is taken as Poisson of mean rate × its people,
-// so that the expectation weighs both the pages of a tile and the chance
-// that it splits:
+// grid in its mode. A tile's count of places is taken as Poisson of mean
+// rate × its people (places in its rectangle, inside the zones or not: the
+// provider lists both); searching it pays its pages, and when it lists the
+// provider's cap above the mode's depth, its children that reach a zone are
+// searched in turn. The engine takes, tile by tile, the cheaper of
+// searching it and splitting it at once (Skips):
 //
-//	E(t, d) = E[pages(min(N, cap))] + P(N ≥ cap) · Σ_children E(c, d+1)
-//
-// The count is of places in the tile's rectangle, inside the zones or not:
-// the provider lists both.
+//	search(t, d) = E[pages(min(N, cap))] + P(N ≥ cap) · Σ_children E(c, d+1)
+//	E(t, d)      = min(search(t, d), Σ_children E(c, d+1))   (d below the depth)
 //
 // roots, when not nil, restricts it to those base tiles (indexes in the
 // grid's order: a resume's remaining tiles).
@@ -159,45 +157,48 @@ func (p *Plan) ExpectedSearches(rate float64, roots []int) float64 {
 		return float64(len(tiles))
 	}
 	depth := p.Settings.Mode.MaxDepth()
-	var expect func(t maptile.Tile, d int) float64
-	expect = func(t maptile.Tile, d int) float64 {
-		pages, sat := poissonPages(rate * p.People(t))
-		if d < depth && sat >= SkipSaturation {
-			// Not searched: split at once (Skips).
-			pages, sat = 0, 1
-		}
-		if d < depth && sat > 1e-4 {
-			sum := 0.0
-			for _, c := range p.Grid.Children(t) {
-				sum += expect(c, d+1)
-			}
-			pages += sat * sum
-		}
-		return pages
-	}
 	total := 0.0
 	for _, t := range tiles {
-		total += expect(t, 0)
+		e, _ := p.cheapest(rate, t, 0, depth)
+		total += e
 	}
 	return total
 }
 
-// SkipSaturation is how sure the density must be that a tile's search
-// would reach the provider's cap for the engine to split the tile without
-// searching it: its children cover it, and a search that lists the cap
-// buys places its children list again.
-const SkipSaturation = 0.95
-
-// Skips tells whether the engine splits tile t for a query of density
-// rate without searching it (t above the mode's depth): the chance that
-// its search reaches the cap is at least SkipSaturation. ExpectedSearches
-// prices the same rule.
-func (p *Plan) Skips(rate float64, t maptile.Tile) bool {
+// Skips tells whether the engine splits tile t (at depth d) for a query
+// of density rate without searching it: by the density, searching it costs
+// more searches, its children's included when it saturates, than
+// searching its children at once. ExpectedSearches prices the same rule.
+func (p *Plan) Skips(rate float64, t maptile.Tile, d int) bool {
 	if rate <= 0 {
 		return false
 	}
-	_, sat := poissonPages(rate * p.People(t))
-	return sat >= SkipSaturation
+	_, skip := p.cheapest(rate, t, d, p.Settings.Mode.MaxDepth())
+	return skip
+}
+
+// cheapest returns the expected searches of tile t at depth d for a query
+// of density rate, and whether splitting it without searching costs less
+// than searching it. A tile at the mode's depth, or with no child reaching
+// a zone, is searched.
+func (p *Plan) cheapest(rate float64, t maptile.Tile, d, depth int) (float64, bool) {
+	pages, sat := poissonPages(rate * p.People(t))
+	if d >= depth || sat < 1e-4 {
+		return pages, false
+	}
+	cs := p.Grid.Children(t)
+	if len(cs) == 0 {
+		return pages, false
+	}
+	children := 0.0
+	for _, c := range cs {
+		e, _ := p.cheapest(rate, c, d+1, depth)
+		children += e
+	}
+	if search := pages + sat*children; search <= children {
+		return search, false
+	}
+	return children, true
 }
 
 // roots returns the base tiles of the given indexes, or every one.

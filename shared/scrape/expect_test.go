@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/paulmach/orb/maptile"
+
 	"github.com/prospectdata/svc/shared/pricing"
 )
 
@@ -55,6 +57,57 @@ func TestExpectedSearches(t *testing.T) {
 	// tiles.
 	if people < 500_000 || people > 1_000_000 {
 		t.Errorf("Lyon's tiles hold %.0f people", people)
+	}
+}
+
+// TestSkips: a tile whose search would surely reach the cap is split
+// unsearched; one too sparse to, or at the mode's depth, is searched; and
+// choosing tile by tile never expects more searches than searching every
+// tile, the engine's rule before densities.
+func TestSkips(t *testing.T) {
+	p := mustPlan(t, newPlanner(t), "FRA", pricing.Ultra, "Lyon")
+	const dense, rare = 1.0 / 330, 1e-7
+	depth := p.Settings.Mode.MaxDepth()
+	tiles := p.Grid.Tiles()
+	crowded := tiles[0]
+	for _, tl := range tiles {
+		if p.People(tl) > p.People(crowded) {
+			crowded = tl
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		rate float64
+		d    int
+		want bool
+	}{
+		{"dense query, crowded base tile", dense, 0, true},
+		{"rare query, crowded base tile", rare, 0, false},
+		{"dense query, crowded tile at the mode's depth", dense, depth, false},
+		{"no density learnt", 0, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Skips(tt.rate, crowded, tt.d); got != tt.want {
+				t.Errorf("Skips(%v, %v people, depth %d) = %v, want %v", tt.rate, p.People(crowded), tt.d, got, tt.want)
+			}
+		})
+	}
+	var always func(tl maptile.Tile, d int) float64
+	always = func(tl maptile.Tile, d int) float64 {
+		pages, sat := poissonPages(dense * p.People(tl))
+		if d < depth {
+			for _, c := range p.Grid.Children(tl) {
+				pages += sat * always(c, d+1)
+			}
+		}
+		return pages
+	}
+	searchAll := 0.0
+	for _, tl := range tiles {
+		searchAll += always(tl, 0)
+	}
+	if got := p.ExpectedSearches(dense, nil); got > searchAll+1e-9 || got < searchAll*0.5 {
+		t.Errorf("expected searches %.1f, searching every tile %.1f: want at most that, and not absurdly less", got, searchAll)
 	}
 }
 

@@ -82,8 +82,9 @@ type Place struct {
 	Address  string  `json:"address"`
 	Lat      float64 `json:"lat"`
 	Lon      float64 `json:"lon"`
-	// Inside says the place lies in the viewport (providers list a few
-	// just outside it).
+	// Inside says the place lies in the viewport: the location
+	// restriction promises nothing outside, and the test shows whether
+	// the provider keeps it.
 	Inside bool `json:"inside"`
 }
 

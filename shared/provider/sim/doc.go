@@ -86,9 +86,8 @@
 //
 // Search returns the places of the category inside the rectangle (south
 // and west edges included, north and east excluded, so quarters share out
-// their parent's places) open that day, plus a few just outside (within
-// 5% of the rectangle's size, at most one per 20 listed), like the real
-// provider's location restriction. They are ranked by prominence, rating
+// their parent's places) open that day, and none outside it, as the real
+// provider's location restriction promises. They are ranked by prominence, rating
 // × ln(1 + reviews), and cut at Cap (60) over pages of PageSize (20): a
 // dense rectangle saturates, and its quarters together find more. Page
 // tokens are opaque, carry the day the search began on and are checked

@@ -14,8 +14,7 @@ import (
 	"github.com/prospectdata/svc/shared/provider/sim"
 )
 
-// TestPlaceMatchesSearch: every place a real Search lists on day d, those
-// just outside the rectangle included, comes back from Place on day d with
+// TestPlaceMatchesSearch: every place a real Search lists on day d comes back from Place on day d with
 // identical fields.
 func TestPlaceMatchesSearch(t *testing.T) {
 	tests := []struct {
@@ -62,8 +61,8 @@ func TestPlaceAfterDrift(t *testing.T) {
 		query string
 		bound orb.Bound
 		days  int
-		// search takes the places of day 0 from a real Search (capped,
-		// a few outside the rectangle) rather than from Truth.
+		// search takes the places of day 0 from a real Search (capped)
+		// rather than from Truth.
 		search    bool
 		minClosed int // of the places of day 0, in thousandths
 		maxClosed int
@@ -84,8 +83,8 @@ func TestPlaceAfterDrift(t *testing.T) {
 				before = searchAll(t, w, provider.Request{Query: tt.query, Bound: tt.bound, Country: "FRA", Language: "fr"})
 			}
 			day.Store(int64(tt.days))
-			// The day's world, wide enough for the places a search lists
-			// just outside its rectangle.
+			// The day's world, a little wider than the rectangle: a place
+			// on its north or east edge belongs to the next one.
 			after := ids(truth(t, w, tt.query, widen(tt.bound, 0.1)))
 			var closed, open, drifted int
 			for _, old := range before {

@@ -16,17 +16,6 @@ import (
 	"github.com/prospectdata/svc/shared/provider"
 )
 
-// Results outside the rectangle: like the real provider's location
-// restriction, a search also returns a few places lying just outside the
-// rectangle, within outsideMargin of its width and height, each with
-// probability outsideChance, at most one for every outsideRatio places
-// listed (rounded up).
-const (
-	outsideMargin = 0.05
-	outsideChance = 0.5
-	outsideRatio  = 20
-)
-
 // hit is one generated place: the batch's i-th.
 type hit struct {
 	b *batch
@@ -36,7 +25,8 @@ type hit struct {
 func (h hit) skel() *skel { return &h.b.places[h.i] }
 
 // Search returns one page of the places of the query's category in the
-// rectangle (and a few just outside it) open on the world's current day,
+// rectangle open on the world's current day (none outside it: the real
+// provider's location restriction returns nothing beyond the rectangle),
 // the most prominent first, at most Cap over all pages. A page token
 // carries the day its search started on, so a search's pages agree even
 // when the day moves between them.
@@ -120,27 +110,14 @@ func inside(b orb.Bound, pt orb.Point) bool {
 }
 
 // ranked is the whole answer of a search, before paging: the places
-// inside, a few outside, the most prominent Cap of them.
+// inside, the most prominent Cap of them.
 func (w *World) ranked(c *category, r provider.Request, day int) []hit {
-	b := r.Bound
-	dx, dy := (b.Max[0]-b.Min[0])*outsideMargin, (b.Max[1]-b.Min[1])*outsideMargin
-	outer := orb.Bound{Min: orb.Point{b.Min[0] - dx, b.Min[1] - dy}, Max: orb.Point{b.Max[0] + dx, b.Max[1] + dy}}
-	rk := w.requestKey(r)
-	var in, near []hit
-	for _, h := range w.collect(c, outer, day) {
-		switch pt := h.skel().pt; {
-		case inside(b, pt):
-			in = append(in, h)
-		case outer.Contains(pt) && h.b.placeKey(h.i).int(int64(rk)).float() < outsideChance:
-			near = append(near, h)
+	var hits []hit
+	for _, h := range w.collect(c, r.Bound, day) {
+		if inside(r.Bound, h.skel().pt) {
+			hits = append(hits, h)
 		}
 	}
-	// Which outside places show is drawn per request, by the same draw.
-	slices.SortFunc(near, func(x, y hit) int {
-		return cmp.Compare(x.b.placeKey(x.i).int(int64(rk)), y.b.placeKey(y.i).int(int64(rk)))
-	})
-	extra := (min(len(in), w.opt.Cap) + outsideRatio - 1) / outsideRatio
-	hits := append(in, near[:min(len(near), extra)]...)
 	w.rank(hits, day)
 	w.byName(hits, c, r.Query)
 	return hits[:min(len(hits), w.opt.Cap)]
