@@ -146,21 +146,33 @@ func (p *Plan) People(t maptile.Tile) float64 {
 //	search(t, d) = E[pages(min(N, cap))] + P(N ≥ cap) · Σ_children E(c, d+1)
 //	E(t, d)      = min(search(t, d), Σ_children E(c, d+1))   (d below the depth)
 //
-// roots, when not nil, restricts it to those base tiles (indexes in the
-// grid's order: a resume's remaining tiles).
+// Where base tiles merge (Merges), their leader pays the merged search
+// and its members pay nothing for the query. roots, when not nil,
+// restricts it to those base tiles (indexes in the grid's order: a
+// resume's remaining tiles); a merge counts when its leader is among them.
 func (p *Plan) ExpectedSearches(rate float64, roots []int) float64 {
 	if p.Grid == nil {
 		return 0
 	}
-	tiles := p.roots(roots)
 	if rate <= 0 {
-		return float64(len(tiles))
+		return float64(len(p.roots(roots)))
 	}
-	depth := p.Settings.Mode.MaxDepth()
+	own, merges := p.mergePlan(rate)
+	// A merge's members leave the query to it; its leader pays for it.
+	member := make([]bool, len(own))
+	lead := make(map[int]float64, len(merges))
+	for _, m := range merges {
+		for _, i := range m.Members {
+			member[i] = true
+		}
+		lead[m.Leader()] = m.Searches
+	}
 	total := 0.0
-	for _, t := range tiles {
-		e, _ := p.cheapest(rate, t, 0, depth)
-		total += e
+	for _, i := range p.rootIndexes(roots) {
+		if !member[i] {
+			total += own[i]
+		}
+		total += lead[i]
 	}
 	return total
 }
@@ -201,17 +213,33 @@ func (p *Plan) cheapest(rate float64, t maptile.Tile, d, depth int) (float64, bo
 	return children, true
 }
 
+// rootIndexes returns the given indexes of base tiles that exist, or
+// every one.
+func (p *Plan) rootIndexes(idx []int) []int {
+	n := p.Grid.Len()
+	if idx == nil {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	out := make([]int, 0, len(idx))
+	for _, i := range idx {
+		if i >= 0 && i < n {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // roots returns the base tiles of the given indexes, or every one.
 func (p *Plan) roots(idx []int) []maptile.Tile {
 	all := p.Grid.Tiles()
-	if idx == nil {
-		return all
-	}
-	out := make([]maptile.Tile, 0, len(idx))
-	for _, i := range idx {
-		if i >= 0 && i < len(all) {
-			out = append(out, all[i])
-		}
+	is := p.rootIndexes(idx)
+	out := make([]maptile.Tile, len(is))
+	for k, i := range is {
+		out[k] = all[i]
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/paulmach/orb/maptile"
@@ -27,8 +28,9 @@ func TestPoissonPages(t *testing.T) {
 	}
 }
 
-// TestExpectedSearches: the expectation is the tile count for a query too
-// rare to fill a page, grows with the density and with the mode's depth,
+// TestExpectedSearches: the expectation is the tile count without a
+// density, fewer searches than tiles for a query too rare to fill a page
+// (base tiles merge), grows with the density and with the mode's depth,
 // and the surface holds the zone's people.
 func TestExpectedSearches(t *testing.T) {
 	s := newPlanner(t)
@@ -37,12 +39,13 @@ func TestExpectedSearches(t *testing.T) {
 	if got := p.ExpectedSearches(0, nil); got != tiles {
 		t.Errorf("rate 0: %v, want the %v tiles", got, tiles)
 	}
-	if got := p.ExpectedSearches(1e-9, nil); math.Abs(got-tiles) > 1e-6 {
-		t.Errorf("a rare query: %v, want the %v tiles", got, tiles)
+	rare := p.ExpectedSearches(1e-9, nil)
+	if rare < 1 || rare > tiles/2 {
+		t.Errorf("a rare query: %v searches, want merges to bring the %v tiles' searches below half", rare, tiles)
 	}
 	sparse, dense := p.ExpectedSearches(1.0/8000, nil), p.ExpectedSearches(1.0/330, nil)
-	if !(tiles <= sparse && sparse < dense) {
-		t.Errorf("tiles %v, sparse %v, dense %v: want increasing", tiles, sparse, dense)
+	if !(rare < sparse && sparse < dense) {
+		t.Errorf("rare %v, sparse %v, dense %v: want increasing", rare, sparse, dense)
 	}
 	fast := mustPlan(t, s, "FRA", pricing.Fast, "Lyon").ExpectedSearches(1.0/330, nil)
 	ultra := mustPlan(t, s, "FRA", pricing.Ultra, "Lyon").ExpectedSearches(1.0/330, nil)
@@ -109,6 +112,81 @@ func TestSkips(t *testing.T) {
 	if got := p.ExpectedSearches(dense, nil); got > searchAll+1e-9 || got < searchAll*0.5 {
 		t.Errorf("expected searches %.1f, searching every tile %.1f: want at most that, and not absurdly less", got, searchAll)
 	}
+}
+
+// TestMerges: merged base tiles are runs under their merged tile, each
+// base tile in one merge at most, leader first; a rare query merges, a
+// dense one not in the city's centre; a resume's roots count a merge by
+// its leader.
+func TestMerges(t *testing.T) {
+	p := mustPlan(t, newPlanner(t), "FRA", pricing.Normal, "Lyon")
+	tiles := p.Grid.Tiles()
+	crowded := 0
+	for i, tl := range tiles {
+		if p.People(tl) > p.People(tiles[crowded]) {
+			crowded = i
+		}
+	}
+	for _, tt := range []struct {
+		name        string
+		rate        float64
+		wantMerge   bool
+		wantCrowded bool // the most crowded base tile is merged
+	}{
+		{"rare query", 1e-9, true, true},
+		{"sparse trade", 1.0 / 8000, true, true},
+		{"dense query", 1.0 / 330, true, false},
+		{"no density", 0, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ms := p.Merges(tt.rate)
+			if (len(ms) > 0) != tt.wantMerge {
+				t.Fatalf("%d merges, want some: %v", len(ms), tt.wantMerge)
+			}
+			merged := false
+			for _, m := range ms {
+				merged = merged || slices.Contains(m.Members, crowded)
+			}
+			if merged != tt.wantCrowded {
+				t.Errorf("the most crowded base tile (%.0f people) merged: %v, want %v", p.People(tiles[crowded]), merged, tt.wantCrowded)
+			}
+			seen := map[int]bool{}
+			for _, m := range ms {
+				if len(m.Members) < 2 || m.Searches <= 0 {
+					t.Errorf("merge %v: %d members, %.2f searches", m.Tile, len(m.Members), m.Searches)
+				}
+				for k, i := range m.Members {
+					if seen[i] {
+						t.Errorf("base tile %d in two merges", i)
+					}
+					seen[i] = true
+					if k > 0 && i != m.Members[k-1]+1 {
+						t.Errorf("merge %v: members %v not a run", m.Tile, m.Members)
+					}
+					if c := tiles[i]; c.Z-m.Tile.Z > MergeLevels || !contains(m.Tile, c) {
+						t.Errorf("merge %v: base tile %v not within %d levels under it", m.Tile, c, MergeLevels)
+					}
+				}
+			}
+		})
+	}
+	ms := p.Merges(1e-9)
+	m := ms[0]
+	all := p.ExpectedSearches(1e-9, nil)
+	withoutLeader := p.ExpectedSearches(1e-9, m.Members[1:])
+	onlyLeader := p.ExpectedSearches(1e-9, m.Members[:1])
+	if withoutLeader != 0 || math.Abs(onlyLeader-m.Searches) > 1e-9 || all < onlyLeader {
+		t.Errorf("roots: members without their leader %v (want 0), leader alone %v (want %v), all %v",
+			withoutLeader, onlyLeader, m.Searches, all)
+	}
+}
+
+// contains tells whether tile a covers tile b.
+func contains(a, b maptile.Tile) bool {
+	if b.Z < a.Z {
+		return false
+	}
+	return b.X>>(b.Z-a.Z) == a.X && b.Y>>(b.Z-a.Z) == a.Y
 }
 
 // BenchmarkExpectedSearchesFrance prices the largest zone an estimate

@@ -1,0 +1,166 @@
+package scrape
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/paulmach/orb/maptile"
+)
+
+// MergeLevels is how many zoom levels above a base tile a merged search
+// may reach: up to 4^MergeLevels base tiles of the finest zoom in one
+// search. It bounds the tasks a merged search that reaches the cap falls
+// back to, which its task writes in one transaction with its own children
+// (at most 100 items in a DynamoDB transaction: 64 + 4 + 2).
+const MergeLevels = 3
+
+// Merge is one search of a query over an ancestor of several base tiles,
+// made by the task of the first of them (Leader) in place of each one's
+// own search of the query: where a query is sparse, one request lists
+// what several base tiles' requests would have listed a few places each.
+// A merged search that reaches the provider's cap falls back to the
+// searches it replaced: one task per member base tile, planned as roots.
+type Merge struct {
+	Tile maptile.Tile
+	// Members are the indexes (grid order) of the base tiles under Tile:
+	// a contiguous run, as the grid's order is the quadkeys'. The first is
+	// the leader.
+	Members []int
+	// Searches is the searches it is expected to cost, those of its
+	// fallback included.
+	Searches float64
+}
+
+// Leader is the index of the base tile whose task makes the search.
+func (m Merge) Leader() int { return m.Members[0] }
+
+// Merges returns the merged searches of a query of density rate over the
+// plan's grid, the same in every process (the job's rates and the plan
+// decide them, so that a task, its resume and the estimate agree). A run
+// of base tiles under one ancestor tile A (at most MergeLevels above them,
+// none of A's base tiles deeper) is merged when searching A once, and its
+// base tiles if A reaches the cap, is expected to cost fewer searches than
+// the cheapest plan of A's quarters:
+//
+//	merged(A) = E[pages(N_A)] + P(N_A ≥ cap) · Σ_members E(t, 0)
+//	best(A)   = min(merged(A), Σ_quarters best(q))
+//
+// with best of a base tile its own E(t, 0) (ExpectedSearches). Without a
+// density (rate 0) nothing merges.
+func (p *Plan) Merges(rate float64) []Merge {
+	if rate <= 0 || p.Grid == nil || p.people == nil {
+		return nil
+	}
+	_, ms := p.mergePlan(rate)
+	return ms
+}
+
+// mergePlan returns, for a query of density rate, each base tile's own
+// expected searches (E(t, 0)) and the merges (see Merges).
+func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
+	tiles := p.Grid.Tiles()
+	depth := p.Settings.Mode.MaxDepth()
+	own := make([]float64, len(tiles))
+	index := make(map[maptile.Tile]int, len(tiles))
+	for i, t := range tiles {
+		own[i], _ = p.cheapest(rate, t, 0, depth)
+		index[t] = i
+	}
+	if p.people == nil {
+		return own, nil
+	}
+	type node struct {
+		members  []int
+		tooDeep  bool // a base tile more than MergeLevels below
+		best     float64
+		merged   bool
+	}
+	nodes := map[maptile.Tile]*node{}
+	for i, t := range tiles {
+		a := t
+		for range MergeLevels {
+			if a.Z == 0 {
+				break
+			}
+			a = a.Parent()
+			n := nodes[a]
+			if n == nil {
+				n = &node{}
+				nodes[a] = n
+			}
+			n.members = append(n.members, i)
+		}
+	}
+	// A candidate over a base tile farther below than MergeLevels would
+	// leave that tile out of its members: it is not merged.
+	for _, t := range tiles {
+		a := t
+		for up := 1; a.Z > 0; up++ {
+			a = a.Parent()
+			if n := nodes[a]; n != nil && up > MergeLevels {
+				n.tooDeep = true
+			}
+		}
+	}
+	// Finest first, so that a node's quarters are settled before it.
+	order := make([]maptile.Tile, 0, len(nodes))
+	for a := range nodes {
+		order = append(order, a)
+	}
+	slices.SortFunc(order, func(x, y maptile.Tile) int {
+		if c := cmp.Compare(y.Z, x.Z); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Quadkey(), y.Quadkey())
+	})
+	for _, a := range order {
+		n := nodes[a]
+		split := 0.0
+		for _, c := range children(a) {
+			if i, ok := index[c]; ok {
+				split += own[i]
+			} else if cn := nodes[c]; cn != nil {
+				split += cn.best
+			}
+		}
+		n.best = split
+		if n.tooDeep || len(n.members) < 2 {
+			continue
+		}
+		pages, sat := poissonPages(rate * p.People(a))
+		fallback := 0.0
+		for _, i := range n.members {
+			fallback += own[i]
+		}
+		if m := pages + sat*fallback; m < split {
+			n.best, n.merged = m, true
+		}
+	}
+	// The merges kept are the coarsest chosen: a chosen node's quarters
+	// are inside its search.
+	var out []Merge
+	for _, a := range order {
+		n := nodes[a]
+		if !n.merged {
+			continue
+		}
+		covered := false
+		for b := a; b.Z > 0 && !covered; {
+			b = b.Parent()
+			if bn := nodes[b]; bn != nil && bn.merged {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, Merge{Tile: a, Members: slices.Sorted(slices.Values(n.members)), Searches: n.best})
+		}
+	}
+	slices.SortFunc(out, func(x, y Merge) int { return cmp.Compare(x.Leader(), y.Leader()) })
+	return own, out
+}
+
+// children are the four quarters of t.
+func children(t maptile.Tile) [4]maptile.Tile {
+	x, y, z := t.X*2, t.Y*2, t.Z+1
+	return [4]maptile.Tile{maptile.New(x, y, z), maptile.New(x+1, y, z), maptile.New(x, y+1, z), maptile.New(x+1, y+1, z)}
+}
