@@ -142,10 +142,10 @@ func (e *Engine) giveUpTask(ctx context.Context, m message, attempts string) err
 	var en, fr string
 	if m.Kind == kindTask {
 		tile, _ := m.tile()
-		n := int64(len(m.Queries))
+		n := int64(len(m.Queries) + len(m.Wide))
 		task["tile"], task["q"], task["stats"], task["skipped"] = tileString(tile), formatInts(m.Queries), "", false
 		root := int64(0)
-		if depth(m.Task) == 0 {
+		if isRoot(m.Task) {
 			root = 1
 		}
 		u = u.Add("processed_points", root).Add("error_count", n).Add(attrFailed, n)

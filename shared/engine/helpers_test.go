@@ -44,7 +44,13 @@ func TestDecode(t *testing.T) {
 		{`{"kind":"task","job":"abc","task":"r1.2","tile":[14,8000,5000],"q":[0]}`, true},
 		{`{"kind":"task","job":"abc","task":"r1.2","tile":[14,16384,5000],"q":[0]}`, false},
 		{`{"kind":"task","job":"abc","task":"r1","q":[0]}`, false},
-		{`{"kind":"task","job":"abc","task":"r1","tile":[1,0,0]}`, false},
+		// A root whose every query is merged into others' searches.
+		{`{"kind":"task","job":"abc","task":"r1","tile":[1,0,0]}`, true},
+		{`{"kind":"task","job":"abc","task":"r1.2","tile":[1,0,0]}`, false},
+		{`{"kind":"task","job":"abc","task":"r1","tile":[14,8000,5000],"wide":[[0,12,2000,1250]]}`, true},
+		{`{"kind":"task","job":"abc","task":"r1","tile":[14,8000,5000],"wide":[[0,12,2001,1250]]}`, false},
+		{`{"kind":"task","job":"abc","task":"r1","tile":[14,8000,5000],"wide":[[0,14,8000,5000]]}`, false},
+		{`{"kind":"task","job":"abc","task":"r1.3","tile":[14,8000,5000],"q":[0],"wide":[[0,12,2000,1250]]}`, false},
 		{`{"kind":"task","job":"abc","task":"1","tile":[1,0,0],"q":[0]}`, false},
 		{`{"kind":"other","job":"abc"}`, false},
 		{`{"kind":"start"}`, false},
@@ -63,6 +69,36 @@ func TestDecode(t *testing.T) {
 	}
 	if a, ok := parseTileString("14/8000/5000"); !ok || *a != [3]int64{14, 8000, 5000} {
 		t.Error(a)
+	}
+}
+
+// TestFallbackIDs: a merged search's fallback is planned as a root (depth
+// 0) but is not one; its children count their depth from it.
+func TestFallbackIDs(t *testing.T) {
+	for _, tt := range []struct {
+		id    string
+		depth int
+		root  bool
+	}{
+		{"r3", 0, true},
+		{"r3.2", 1, false},
+		{"r3.2.4", 2, false},
+		{fallbackID("r3", 4), 0, false},
+		{childID(fallbackID("r3", 0), 1), 1, false},
+		{childID(childID(fallbackID("r3", 7), 0), 3), 2, false},
+	} {
+		if got := depth(tt.id); got != tt.depth {
+			t.Errorf("depth(%s) = %d, want %d", tt.id, got, tt.depth)
+		}
+		if got := isRoot(tt.id); got != tt.root {
+			t.Errorf("isRoot(%s) = %v, want %v", tt.id, got, tt.root)
+		}
+		if _, ok := parseTaskID(tt.id); !ok {
+			t.Errorf("parseTaskID(%s) refused", tt.id)
+		}
+	}
+	if got := fallbackID("r3", 4); got != "r3.9" {
+		t.Errorf("fallbackID = %s", got)
 	}
 }
 

@@ -42,6 +42,7 @@ const SweepMessage = `{"kind":"sweep"}`
 //
 //	{"kind":"start","job":"<id>"}
 //	{"kind":"task","job":"<id>","task":"r3.2","tile":[z,x,y],"q":[0,2]}
+//	{"kind":"task","job":"<id>","task":"r5","tile":[z,x,y],"q":[0],"wide":[[1,z,x,y]]}
 //	{"kind":"batch","job":"<id>","task":"b3","items":[{"i":40,"v":{"site_web":"…"}},…]}
 //	{"kind":"finalize","job":"<id>"}
 //	{"kind":"sweep"}
@@ -54,6 +55,11 @@ type message struct {
 	Task    string    `json:"task,omitempty"`
 	Tile    *[3]int64 `json:"tile,omitempty"`
 	Queries []int     `json:"q,omitempty"`
+	// Wide are a root task's merged searches (scrape.Plan.Merges): each
+	// [q, z, x, y] searches query q over the ancestor tile z/x/y of the
+	// task's tile, in place of the searches of q of its base tiles. A root
+	// whose every query is merged into others' searches has no query.
+	Wide [][4]int64 `json:"wide,omitempty"`
 	// Partial, on a finalize, merges the tasks done so far although others
 	// remain: the job was stopped at its maximum run time and a resume
 	// continues the rest.
@@ -95,11 +101,22 @@ func decode(body []byte) (message, error) {
 		if _, ok := parseTaskID(m.Task); !ok {
 			return m, fmt.Errorf("bad task id %q", m.Task)
 		}
-		if _, ok := m.tile(); !ok {
+		t, ok := m.tile()
+		if !ok {
 			return m, fmt.Errorf("task %s: bad tile", m.Task)
 		}
-		if len(m.Queries) == 0 {
+		root := isRoot(m.Task)
+		if len(m.Queries) == 0 && !root {
 			return m, fmt.Errorf("task %s: no queries", m.Task)
+		}
+		if len(m.Wide) > 0 && !root {
+			return m, fmt.Errorf("task %s: merged searches outside a root task", m.Task)
+		}
+		for _, w := range m.Wide {
+			a, ok := wideTile(w)
+			if !ok || a.Z >= t.Z || !covers(a, t) {
+				return m, fmt.Errorf("task %s: bad merged search %v", m.Task, w)
+			}
 		}
 		return m, nil
 	case kindBatch:
@@ -124,6 +141,16 @@ func (m message) tile() (maptile.Tile, bool) {
 		return maptile.Tile{}, false
 	}
 	return maptile.New(uint32(x), uint32(y), maptile.Zoom(z)), true
+}
+
+// wideTile is the tile of a merged search [q, z, x, y], if valid.
+func wideTile(w [4]int64) (maptile.Tile, bool) {
+	return message{Tile: &[3]int64{w[1], w[2], w[3]}}.tile()
+}
+
+// covers tells whether tile a holds tile b.
+func covers(a, b maptile.Tile) bool {
+	return b.Z >= a.Z && b.X>>(b.Z-a.Z) == a.X && b.Y>>(b.Z-a.Z) == a.Y
 }
 
 func tileArray(t maptile.Tile) *[3]int64 { return &[3]int64{int64(t.Z), int64(t.X), int64(t.Y)} }
@@ -156,6 +183,18 @@ func rootID(n int) string { return "r" + strconv.Itoa(n+1) }
 // childID is the id of the n-th child (0-based) of a task: "r3.1", ...
 func childID(parent string, n int) string { return parent + "." + strconv.Itoa(n+1) }
 
+// fallbackID is the id of the task that searches base tile n (0-based)
+// when the merged search of a root task reaches the cap: "r3.9" for the
+// root r3 and base tile 4. Its number is above a child's (1 to 4), so that
+// it reads apart: the fallback is a base tile, planned as a root (depth).
+func fallbackID(root string, n int) string { return root + "." + strconv.Itoa(n+fallbackBase) }
+
+// isRoot tells whether a task is a root task ("r3"): one base tile done.
+func isRoot(task string) bool { return !strings.Contains(task, ".") }
+
+// fallbackBase is the number of a fallback task for base tile 0.
+const fallbackBase = 5
+
 // parseTaskID reads "r<n>(.<n>)*" into its numbers, each at least 1.
 func parseTaskID(id string) ([]int, bool) {
 	rest, ok := strings.CutPrefix(id, "r")
@@ -176,8 +215,20 @@ func parseTaskID(id string) ([]int, bool) {
 	return out, true
 }
 
-// depth is how many splits below its base tile a task is: 0 for a root.
-func depth(task string) int { return strings.Count(task, ".") }
+// depth is how many splits below its base tile a task is: 0 for a root
+// and for a merged search's fallback ("r3.9"), 1 for their children, ...
+func depth(task string) int {
+	ids, _ := parseTaskID(task)
+	d := 0
+	for _, n := range ids[min(1, len(ids)):] {
+		if n >= fallbackBase {
+			d = 0
+		} else {
+			d++
+		}
+	}
+	return d
+}
 
 // compareTaskIDs orders task ids as the finalizer merges their parts: a
 // task before its children, children in order, then the next root

@@ -97,14 +97,11 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 			}
 		}
 	}
-	all := make([]int, len(j.Queries))
-	for i := range all {
-		all[i] = i
-	}
+	work := planRoots(j, p)
 	ms := make([]message, 0, len(roots))
 	for _, n := range roots {
-		if id := rootID(n); !done[id] {
-			ms = append(ms, taskMessage(j.ID, id, tiles[n], all))
+		if !done[rootID(n)] {
+			ms = append(ms, work.message(j.ID, n, tiles[n]))
 		}
 	}
 	return e.send(ctx, ms...)

@@ -51,6 +51,7 @@ type taskResult struct {
 	flagged  int
 	stats    map[int]int // per query index: places kept in a zone
 	split    []int       // query indexes whose search saturated below max depth
+	fallback []unit      // merged searches that saturated
 	skipped  bool        // closed by stop_at without searching
 	// answered and failed count the task's units (outcome.go); lastErr
 	// is the cause of its last failed one.
@@ -106,8 +107,9 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	tile, _ := m.tile()
 	mode := p.Settings.Mode
 	d := depth(m.Task)
-	for _, q := range m.Queries {
-		if q < 0 || q >= len(p.Settings.Queries) {
+	units := m.units(tile)
+	for _, u := range units {
+		if q := u.q; q < 0 || q >= len(p.Settings.Queries) {
 			e.d.Log.Error("engine: dropping a task with a bad query index", "job", j.ID, "task", m.Task, "q", q)
 			return nil
 		}
@@ -121,7 +123,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if j.StopAt != nil && int64(jit.Int("results_count")) >= *j.StopAt {
 		res = taskResult{skipped: true, stats: map[int]int{}}
 	} else {
-		res, err = e.work(ctx, j, p, tile, m.Queries, d)
+		res, err = e.work(ctx, j, p, units, d)
 		if err != nil {
 			return err
 		}
@@ -134,6 +136,19 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 			res.split = nil
 		}
 	}
+	// A merged search at the cap falls back to the searches it replaced:
+	// one task per base tile under it, with the queries that fell back.
+	var fallbacks []int
+	fallbackQs := map[int][]int{}
+	for _, f := range res.fallback {
+		for _, n := range p.Under(f.tile) {
+			if fallbackQs[n] == nil {
+				fallbacks = append(fallbacks, n)
+			}
+			fallbackQs[n] = append(fallbackQs[n], f.q)
+		}
+	}
+	slices.Sort(fallbacks)
 	if len(res.rows) > 0 {
 		if err := e.writePart(ctx, j.ID, m.Task, res.rows); err != nil {
 			return err
@@ -143,7 +158,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	// One transaction: the task done, its children pending, the job's
 	// counters.
 	table := jobs.Table
-	ops := make([]store.TxOp, 0, len(children)+2)
+	ops := make([]store.TxOp, 0, len(children)+len(fallbacks)+2)
 	ops = append(ops, store.PutOp(table, withTTL(store.Item{
 		"pk": tk.PK, "sk": tk.SK, "state": stateDone, "tile": tileString(tile), "q": formatInts(m.Queries),
 		"rows": int64(len(res.rows)), "stats": formatStats(res.stats), "skipped": res.skipped,
@@ -157,8 +172,17 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		}, j), store.NotExists("pk")))
 		childMsgs[n] = taskMessage(j.ID, id, c, res.split)
 	}
+	tiles := p.Grid.Tiles()
+	for _, n := range fallbacks {
+		id, qs := fallbackID(m.Task, n), fallbackQs[n]
+		ck := taskKey(j.ID, id)
+		ops = append(ops, store.PutOp(table, withTTL(store.Item{
+			"pk": ck.PK, "sk": ck.SK, "state": statePending, "tile": tileString(tiles[n]), "q": formatInts(qs),
+		}, j), store.NotExists("pk")))
+		childMsgs = append(childMsgs, taskMessage(j.ID, id, tiles[n], qs))
+	}
 	root := int64(0)
-	if d == 0 {
+	if isRoot(m.Task) {
 		root = 1
 	}
 	u := store.Update{}.
@@ -167,7 +191,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		Add("total_attempts_count", int64(res.attempts)).
 		Add("error_count", int64(res.errors)).
 		Add("flagged_tiles_count", int64(res.flagged)).
-		Add(attrOpenTasks, int64(len(children)-1)).
+		Add(attrOpenTasks, int64(len(childMsgs)-1)).
 		Add(attrAnswered, int64(res.answered)).
 		Add(attrFailed, int64(res.failed))
 	if res.lastErr != "" {
@@ -195,7 +219,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	if err != nil {
 		return err
 	}
-	e.taskLogs(ctx, j, after, m.Task, tile, res, len(children))
+	e.taskLogs(ctx, j, after, m.Task, tile, res, len(children), len(fallbacks))
 	return e.afterClose(ctx, j, after)
 }
 
@@ -209,7 +233,8 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, t
 	}
 	var ms []message
 	for _, r := range recs {
-		if r.State != statePending || depth(r.ID) != depth(task)+1 {
+		if r.State != statePending || strings.Contains(r.ID[len(task)+1:], ".") {
+			// Only its own children and fallbacks: theirs are theirs to send.
 			continue
 		}
 		t, ok := parseTileString(r.Tile)
@@ -230,24 +255,23 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, t
 // kept, places outside every zone of the request dropped. When the job
 // asks for reviews, it then reads the latest reviews of its rows (one
 // request per row: a place is fetched once per task).
-func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile maptile.Tile, qs []int, d int) (taskResult, error) {
+func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []unit, d int) (taskResult, error) {
 	canSplit := d < p.Settings.Mode.MaxDepth()
-	results := make([]unitResult, len(qs))
-	errs := make([]error, len(qs))
+	results := make([]unitResult, len(units))
+	errs := make([]error, len(units))
 	var wg sync.WaitGroup
-	bound := tile.Bound()
 	lang := languageOf(j.Country)
-	for i, q := range qs {
-		if canSplit && q < len(j.Rates) && p.Skips(j.Rates[q], tile, d) {
-			// The query's density says this search would reach the cap:
-			// the tile splits without it (scrape.Plan.Skips).
+	for i, u := range units {
+		if !u.wide && canSplit && u.q < len(j.Rates) && p.Skips(j.Rates[u.q], u.tile, d) {
+			// The query's density says splitting this tile costs less than
+			// searching it: it splits without it (scrape.Plan.Skips).
 			results[i] = unitResult{saturated: true, skipped: true}
 			continue
 		}
 		wg.Go(func() {
 			defer recovered(&errs[i])
 			results[i], errs[i] = e.searchUnit(ctx, provider.Request{
-				Query: p.Settings.Queries[q], Bound: bound, Country: j.Country, Language: lang,
+				Query: p.Settings.Queries[u.q], Bound: u.tile.Bound(), Country: j.Country, Language: lang,
 			})
 		})
 	}
@@ -269,8 +293,8 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 	res := taskResult{stats: map[int]int{}}
 	index := map[string]int{} // place id -> its row
 	counted := map[string]bool{}
-	for i, q := range qs {
-		r := results[i]
+	for i, u := range units {
+		q, r := u.q, results[i]
 		res.attempts += r.attempts
 		switch {
 		case r.failed:
@@ -284,10 +308,14 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 			if res.seen == nil {
 				res.seen = map[int]seen{}
 			}
-			res.seen[q] = seen{places: int64(len(r.places)), people: int64(p.People(tile))}
+			res.seen[q] = seen{places: int64(len(r.places)), people: int64(p.People(u.tile))}
 		}
-		splits := r.saturated && canSplit
+		// A merged search at the cap falls back to its base tiles' own
+		// searches; another splits while the mode allows, else is flagged.
+		splits := r.saturated && (canSplit || u.wide)
 		switch {
+		case splits && u.wide:
+			res.fallback = append(res.fallback, u)
 		case splits:
 			res.split = append(res.split, q)
 		case r.saturated:
@@ -304,7 +332,7 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, tile map
 			}
 			kept++
 			ph := rules.classify(pl.Phone)
-			if !splits && !counted[pl.ID] && !(j.ExcludeForeignPhones && ph.foreign) && maptile.At(pt, tile.Z) == tile {
+			if !splits && !counted[pl.ID] && !(j.ExcludeForeignPhones && ph.foreign) && maptile.At(pt, u.tile.Z) == u.tile {
 				counted[pl.ID] = true
 				res.counted++
 			}
@@ -448,7 +476,7 @@ func formatStats(stats map[int]int) string {
 
 // taskLogs writes the log lines of a closed task: a split, and progress
 // every LogEvery root tasks.
-func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, task string, tile maptile.Tile, res taskResult, children int) {
+func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, task string, tile maptile.Tile, res taskResult, children, fallbacks int) {
 	if after.String("status") != string(jobs.Running) {
 		return
 	}
@@ -462,6 +490,17 @@ func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, ta
 		e.logAt(ctx, j, seq, false,
 			fmt.Sprintf("Tile %s saturated for %s: split into %d (depth %d).", tileString(tile), list, children, depth(task)+1),
 			fmt.Sprintf("Tuile %s saturée pour %s : découpée en %d (niveau %d).", tileString(tile), list, children, depth(task)+1))
+		seq++
+	}
+	if fallbacks > 0 {
+		qs := make([]string, len(res.fallback))
+		for i, f := range res.fallback {
+			qs[i] = fmt.Sprintf("%q over %s", j.Queries[f.q], tileString(f.tile))
+		}
+		list := strings.Join(qs, ", ")
+		e.logAt(ctx, j, seq, false,
+			fmt.Sprintf("Merged search %s saturated: its %d base tiles are searched one by one.", list, fallbacks),
+			fmt.Sprintf("Recherche groupée %s saturée : ses %d tuiles de base sont cherchées une à une.", list, fallbacks))
 		seq++
 	}
 	if ids, _ := parseTaskID(task); len(ids) == 1 && ids[0]%e.d.LogEvery == 0 {

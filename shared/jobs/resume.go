@@ -64,10 +64,12 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 	p.Estimate = pricing.Compute(pricing.Params{
 		Tiles: len(remaining), Queries: len(set.Queries), Mode: set.Mode, IncludeReviews: set.IncludeReviews, StopAt: set.StopAt,
 	})
-	// Priced by the densities learnt, over the tiles left only.
-	if err := s.d.Scrape.Price(ctx, p, remaining); err != nil {
-		return nil, err
-	}
+	// Priced over the tiles left only, and planned with the densities
+	// that planned the source: a base tile whose query a merged search
+	// of the source took is left to that search (scrape.Plan.Merges),
+	// which the resume makes again when its leader is left. A source
+	// planned without densities is resumed without them.
+	p.PriceAt(src.Rates, remaining)
 	est := p.Estimate
 	j := newJob(u.ID, set, p, s.d.Now(), s.d.Source)
 	j.GridPointsCount = len(remaining)

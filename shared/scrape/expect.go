@@ -3,6 +3,7 @@ package scrape
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/maptile"
@@ -253,27 +254,40 @@ func (s *Service) Price(ctx context.Context, p *Plan, roots []int) error {
 	if s.d.Densities == nil || p.Grid == nil || !p.Valid() {
 		return nil
 	}
-	tiles := p.roots(roots)
-	people := 0.0
-	for _, t := range tiles {
-		people += p.People(t)
-	}
-	var searches, places float64
-	p.Rates = make([]float64, len(p.Settings.Queries))
+	rates := make([]float64, len(p.Settings.Queries))
 	for i, q := range p.Settings.Queries {
 		rate, err := s.d.Densities.Rate(ctx, p.Settings.Country, q)
 		if err != nil {
 			return err
 		}
-		p.Rates[i] = rate
+		rates[i] = rate
+	}
+	p.PriceAt(rates, roots)
+	return nil
+}
+
+// PriceAt sets the plan's rates and its estimate from them (see Price): a
+// resume continues the job it resumes with the densities that planned it,
+// so that it merges and splits as that job did and no base tile is left
+// to a merged search that neither makes.
+func (p *Plan) PriceAt(rates []float64, roots []int) {
+	if p.Grid == nil || !p.Valid() || len(rates) != len(p.Settings.Queries) {
+		return
+	}
+	people := 0.0
+	for _, t := range p.roots(roots) {
+		people += p.People(t)
+	}
+	var searches, places float64
+	p.Rates = slices.Clone(rates)
+	for _, rate := range rates {
 		searches += p.ExpectedSearches(rate, roots)
 		places += rate * people
 	}
 	p.Estimate = pricing.Compute(pricing.Params{
-		Tiles: len(tiles), Queries: len(p.Settings.Queries), Mode: p.Settings.Mode, IncludeReviews: p.Settings.IncludeReviews,
+		Tiles: len(p.rootIndexes(roots)), Queries: len(p.Settings.Queries), Mode: p.Settings.Mode, IncludeReviews: p.Settings.IncludeReviews,
 		StopAt: p.Settings.StopAt, Searches: searches, Places: places,
 	})
-	return nil
 }
 
 // poissonPages returns, for a count N ~ Poisson(mu), the expected pages a

@@ -70,10 +70,10 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 		return own, nil
 	}
 	type node struct {
-		members  []int
-		tooDeep  bool // a base tile more than MergeLevels below
-		best     float64
-		merged   bool
+		members []int
+		tooDeep bool // a base tile more than MergeLevels below
+		best    float64
+		merged  bool
 	}
 	nodes := map[maptile.Tile]*node{}
 	for i, t := range tiles {
@@ -163,4 +163,16 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 func children(t maptile.Tile) [4]maptile.Tile {
 	x, y, z := t.X*2, t.Y*2, t.Z+1
 	return [4]maptile.Tile{maptile.New(x, y, z), maptile.New(x+1, y, z), maptile.New(x, y+1, z), maptile.New(x+1, y+1, z)}
+}
+
+// Under returns the indexes (grid order) of the base tiles under tile a:
+// a merged search's members.
+func (p *Plan) Under(a maptile.Tile) []int {
+	var out []int
+	for i, t := range p.Grid.Tiles() {
+		if t.Z > a.Z && t.X>>(t.Z-a.Z) == a.X && t.Y>>(t.Z-a.Z) == a.Y {
+			out = append(out, i)
+		}
+	}
+	return out
 }
