@@ -143,7 +143,7 @@ func benchRequest(zone, query, mode string) scrape.Request {
 // bound its base tiles cover: the truth is taken over that bound, then
 // kept where the engine keeps places (scrape.Plan.ZonesAt: in a zone's
 // shape, and not addressed in a commune or department outside it).
-func benchPlan(b *testing.B, zone, query string) (*scrape.Plan, orb.Bound) {
+func benchPlan(b testing.TB, zone, query string) (*scrape.Plan, orb.Bound) {
 	b.Helper()
 	p, err := planner().Plan(mustClean(b, benchRequest(zone, query, "fast")))
 	if err != nil {
@@ -164,7 +164,7 @@ func benchPlan(b *testing.B, zone, query string) (*scrape.Plan, orb.Bound) {
 }
 
 // zoneTruth is the set of the world's places of the query in the zone.
-func zoneTruth(b *testing.B, world *sim.World, p *scrape.Plan, bound orb.Bound, query string) map[string]bool {
+func zoneTruth(b testing.TB, world *sim.World, p *scrape.Plan, bound orb.Bound, query string) map[string]bool {
 	b.Helper()
 	places, err := world.Truth(context.Background(), query, bound)
 	if err != nil {
