@@ -15,7 +15,7 @@ SVC_INVITATION_CODES ?= bienvenue
 SVC_ADMIN_EMAILS ?= admin@example.org
 export SVC_INVITATION_CODES SVC_ADMIN_EMAILS
 
-.PHONY: run test chromium vet unit infra-test openapi-check asl-check bench build synth emulators-up emulators-down clean gazetteer
+.PHONY: run test console chromium vet unit infra-test openapi-check asl-check bench build synth emulators-up emulators-down clean gazetteer
 
 ## run: the local all-in-one server (embedded storage), in the foreground
 run:
@@ -93,6 +93,33 @@ $(APIREF)/swagger-ui-bundle.js: $(APIREF_NODE)/package.json
 	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/NOTICE $(APIREF)/swagger-ui-NOTICE.txt
 	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt $(APIREF)/swagger-ui-bundle.js.LICENSE.txt
 	cp $(APIREF_NODE)/node_modules/swagger-ui-dist/swagger-ui-bundle.js $(APIREF)/swagger-ui-bundle.js
+
+## console: the web console (web/console: Preact components, Leaflet maps)
+## bundled by esbuild (tools/console/package.json) into shared/console/assets
+## (gitignored), which the binaries embed and serve at / (docs/console.md).
+## Without it / answers 503 naming this target; run, build, unit and bench
+## build it first. Its own package: `make run` installs this one and apiref's.
+CONSOLE := shared/console/assets
+CONSOLE_NODE := $(TOOLS)/console
+CONSOLE_SRC := $(shell find web/console -type f 2>/dev/null)
+.PHONY: console
+console: $(CONSOLE)/app.js
+run unit bench $(FUNCTIONS:%=dist/%.zip): console
+$(CONSOLE_NODE)/package.json: tools/console/package.json tools/console/package-lock.json
+	mkdir -p $(CONSOLE_NODE)
+	cp tools/console/package.json tools/console/package-lock.json $(CONSOLE_NODE)/
+	cd $(CONSOLE_NODE) && npm ci --no-audit --no-fund --loglevel=error || { rm -f package.json; exit 1; }
+# The script is written last: it is the target, so a build cut short is redone.
+$(CONSOLE)/app.js: $(CONSOLE_NODE)/package.json $(CONSOLE_SRC)
+	cp web/console/index.html $(CONSOLE)/index.html
+	cp $(CONSOLE_NODE)/node_modules/leaflet/LICENSE $(CONSOLE)/leaflet-LICENSE.txt
+	cp $(CONSOLE_NODE)/node_modules/axe-core/axe.min.js $(CONSOLE)/../testdata/axe.min.js
+	NODE_PATH=$(CONSOLE_NODE)/node_modules $(CONSOLE_NODE)/node_modules/.bin/esbuild web/console/main.jsx \
+	  --bundle --minify --format=esm --target=es2020 --jsx=automatic --jsx-import-source=preact \
+	  --loader:.png=file --asset-names=[name]-[hash] --legal-comments=linked \
+	  --outfile=$(CONSOLE)/app.tmp.js --log-level=warning
+	mv $(CONSOLE)/app.tmp.css $(CONSOLE)/app.css
+	mv $(CONSOLE)/app.tmp.js $(CONSOLE)/app.js
 
 ## openapi-check: the served /api/openapi.json loads in a real OpenAPI 3.1 validator
 openapi-check: $(NODE_DIR)/package.json

@@ -19,6 +19,7 @@ import (
 	"github.com/prospectdata/svc/shared/app"
 	"github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/console"
 	"github.com/prospectdata/svc/shared/mail/outbox"
 	qbolt "github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/store/bolt"
@@ -107,7 +108,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := newServer(a.Server, to, log)
+	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles})
+	if err != nil {
+		return fmt.Errorf("SVC_CONSOLE_TILES: %w", err)
+	}
+	srv := newServer(console.WithAPI(a.Server, con), to, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,
 		"invitation_codes", len(cfg.InvitationCodes))
 	errc := make(chan error, 1)

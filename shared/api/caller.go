@@ -33,13 +33,20 @@ func CallerOf(ctx context.Context) *Caller {
 }
 
 // english reports whether the caller reads English: API-key callers do, the
-// web app (sessions and anonymous callers) reads French.
+// web app (sessions and anonymous callers) reads French unless its request
+// asks for English first (Accept-Language: en, as the console sends when
+// its reader chose English; docs/console.md).
 func english(r *http.Request) bool {
 	if c := CallerOf(r.Context()); c.Key != nil {
 		return true
 	}
-	_, presented := presentedKey(r)
-	return presented
+	if _, presented := presentedKey(r); presented {
+		return true
+	}
+	first, _, _ := strings.Cut(r.Header.Get("Accept-Language"), ",")
+	first, _, _ = strings.Cut(strings.TrimSpace(first), ";")
+	tag := strings.ToLower(strings.TrimSpace(first))
+	return tag == "en" || strings.HasPrefix(tag, "en-")
 }
 
 // presentedKey returns the API key a request carries, from

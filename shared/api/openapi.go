@@ -69,7 +69,10 @@ func (rt Route) errorStatuses() []int {
 	// A presented key that is unknown, revoked or of a deactivated account
 	// is a 401 on every route, Public ones included.
 	errs = append(errs, http.StatusUnauthorized)
-	if rt.Auth != Public {
+	// A browser's request from another site that would change something
+	// is a 403 on every route (ServeHTTP, crossOrigin), Public ones
+	// included (a login or signup forged by another site).
+	if rt.Auth != Public || !safeMethod(rt.Method) {
 		errs = append(errs, http.StatusForbidden)
 	}
 	if rt.Request != nil {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -77,6 +78,9 @@ type Server struct {
 	group  string // "" mounts every route
 	// streamFor bounds one progress stream (WithStreamFor).
 	streamFor time.Duration
+	// crossOrigin refuses a browser's request from another site that
+	// would change something (docs/console.md).
+	crossOrigin *http.CrossOriginProtection
 }
 
 // Option changes what a server mounts.
@@ -97,7 +101,15 @@ func OnlyGroup(name string) Option {
 
 // New builds the server with every route of the table, or of one group.
 func New(d Deps, opts ...Option) *Server {
-	s := &Server{d: d, mux: http.NewServeMux(), secure: strings.HasPrefix(d.BaseURL, "https://")}
+	s := &Server{d: d, mux: http.NewServeMux(), secure: strings.HasPrefix(d.BaseURL, "https://"),
+		crossOrigin: http.NewCrossOriginProtection()}
+	if o, ok := originOf(d.BaseURL); ok {
+		// The console's own origin, when a proxy (CloudFront) hands the
+		// API a Host of its own.
+		if err := s.crossOrigin.AddTrustedOrigin(o); err != nil && d.Log != nil {
+			d.Log.Warn("api: base URL not trusted as an origin", "base_url", d.BaseURL, "err", err)
+		}
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -171,6 +183,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", rec.status(), "bytes", rec.bytes, "dur_ms", float64(time.Since(start).Microseconds())/1000)
 	}()
 	if strings.HasPrefix(r.URL.Path, "/api/") {
+		// Before anything else: a cross-site form or fetch riding on the
+		// session cookie changes nothing. Requests without the browser's
+		// fetch metadata and Origin (curl, a server) pass.
+		if err := s.crossOrigin.Check(r); err != nil {
+			writeError(rec, r, s.d.Log, apperr.New(apperr.Forbidden,
+				"Requête d'un autre site refusée.", "Request from another site refused."))
+			return
+		}
 		c, err := s.authenticate(r)
 		if err != nil {
 			writeError(rec, r, s.d.Log, err)
@@ -360,4 +380,19 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// originOf is the scheme and host of a base URL.
+func originOf(base string) (string, bool) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", false
+	}
+	return u.Scheme + "://" + u.Host, true
+}
+
+// safeMethod tells whether a method changes nothing (the cross-origin
+// check lets it through).
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }

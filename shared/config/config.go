@@ -56,6 +56,10 @@ type Config struct {
 	ChromiumPack string
 	// Sources are the data-source modules' upstreams (docs/data-sources.md).
 	Sources Sources
+	// ConsoleTiles is the web console's basemap, a tile URL template
+	// (SVC_CONSOLE_TILES, docs/console.md); empty draws the zones'
+	// outlines alone, which needs nothing from outside.
+	ConsoleTiles string
 }
 
 // Sources configure the data-source modules. With SVC_DATA_SOURCES=sim
@@ -130,6 +134,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.MapProvider = strings.ToLower(strings.TrimSpace(or(getenv("SVC_MAP_PROVIDER"), "sim")))
 	c.GooglePlacesKey = strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_KEY"))
 	c.ChromiumPack = strings.TrimSpace(getenv("SVC_CHROMIUM_PACK"))
+	c.ConsoleTiles = strings.TrimSpace(getenv("SVC_CONSOLE_TILES"))
 	c.GooglePlacesURL = strings.TrimRight(strings.TrimSpace(getenv("SVC_GOOGLE_PLACES_URL")), "/")
 	switch c.MapProvider {
 	case "sim":

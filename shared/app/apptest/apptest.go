@@ -29,6 +29,7 @@ import (
 	"github.com/prospectdata/svc/shared/app"
 	blobdir "github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/config"
+	"github.com/prospectdata/svc/shared/console"
 	"github.com/prospectdata/svc/shared/mail/outbox"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/pipelines"
@@ -180,7 +181,11 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 		<-workDone
 		q.Close()
 	})
-	srv.Config.Handler = a.Server
+	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = console.WithAPI(a.Server, con)
 	srv.Start()
 	// Registered after the caller's cleanups, so it runs before them: the
 	// server stops before its tables close.

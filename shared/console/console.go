@@ -1,0 +1,229 @@
+// Package console serves the web console: the page and the bundle that
+// `make console` builds from web/console into assets/ (docs/console.md),
+// embedded in the binary. Every path that is not a file of the bundle is a
+// page of the console, answered with its one HTML document, so that links
+// such as /verify-email?token=… and /jobs/{id} open it; the console then
+// reads the path itself. It talks to the API on the same origin only.
+package console
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+)
+
+//go:embed assets
+var embedded embed.FS
+
+// Missing is the body of every page when the bundle was not built.
+const Missing = "The web console is not in this build: run `make console` " +
+	"(make run, make build, make test and make bench do it), then rebuild or restart. " +
+	"The API itself is served under /api/ (its reference at /api/reference).\n"
+
+// Options configure the console.
+type Options struct {
+	// Tiles is a basemap's tile URL template ({z}/{x}/{y}), empty for
+	// none: the maps then draw the zones' outlines alone, which works
+	// offline. Its origin is added to the page's image sources.
+	Tiles string
+}
+
+// Handler serves the console.
+type Handler struct {
+	files map[string]file
+	page  []byte // the HTML document of every page
+	csp   string
+}
+
+type file struct {
+	body, gz []byte
+	typ      string
+	etag     string
+}
+
+// New returns the console of the embedded bundle.
+func New(o Options) (*Handler, error) { return newHandler(embedded, o) }
+
+func newHandler(fsys fs.FS, o Options) (*Handler, error) {
+	sub, err := fs.Sub(fsys, "assets")
+	if err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	tiles, tilesOrigin, err := tileSetting(o.Tiles)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{files: map[string]file{}, csp: csp(tilesOrigin)}
+	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == "README.md" {
+			return err
+		}
+		b, err := fs.ReadFile(sub, p)
+		if err != nil {
+			return err
+		}
+		if p == "index.html" {
+			t, err := template.New("page").Parse(string(b))
+			if err != nil {
+				return fmt.Errorf("console: index.html: %w", err)
+			}
+			var out bytes.Buffer
+			if err := t.Execute(&out, struct{ Tiles string }{tiles}); err != nil {
+				return fmt.Errorf("console: index.html: %w", err)
+			}
+			h.page = out.Bytes()
+			return nil
+		}
+		h.files["/"+p] = newFile(b, typeOf(p))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("console: reading the bundle: %w", err)
+	}
+	return h, nil
+}
+
+// tileSetting checks a basemap's tile URL template: an https (or, for a
+// local tile server, http) URL with {z}, {x} and {y}.
+func tileSetting(t string) (tmpl, origin string, err error) {
+	if t == "" {
+		return "", "", nil
+	}
+	u, err := url.Parse(strings.NewReplacer("{z}", "0", "{x}", "0", "{y}", "0", "{s}", "a").Replace(t))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
+		!strings.Contains(t, "{z}") || !strings.Contains(t, "{x}") || !strings.Contains(t, "{y}") {
+		return "", "", fmt.Errorf("console: the basemap %q is not an http(s) tile URL with {z}, {x} and {y}", t)
+	}
+	if strings.Contains(t, "{s}") {
+		return "", "", fmt.Errorf("console: the basemap %q names subdomains ({s}): give one host, which the page's policy allows", t)
+	}
+	return t, u.Scheme + "://" + u.Host, nil
+}
+
+// csp is the pages' Content-Security-Policy: the console's own script and
+// style only, nothing inline or evaluated, calls to the same origin, images
+// from it (and a basemap's tile server when one is set), no framing.
+func csp(tiles string) string {
+	img := "img-src 'self' data:"
+	if tiles != "" {
+		img += " " + tiles
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; " + img + "; connect-src 'self'; " +
+		"font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}
+
+func newFile(b []byte, typ string) file {
+	sum := sha256.Sum256(b)
+	f := file{body: b, typ: typ, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	if z.Len() < len(b) {
+		f.gz = z.Bytes()
+	}
+	return f
+}
+
+func typeOf(p string) string {
+	switch path.Ext(p) {
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".txt":
+		return "text/plain; charset=utf-8"
+	}
+	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// Built tells whether the bundle is in this build.
+func (h *Handler) Built() bool { return h.page != nil && h.files["/app.js"].body != nil }
+
+// ServeHTTP answers a file of the bundle, or the console's page.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	// Reset and verification tokens travel in the page's address: no
+	// request the page makes may carry it elsewhere.
+	hd.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !h.Built() {
+		hd.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(Missing))
+		return
+	}
+	p := path.Clean("/" + r.URL.Path)
+	if f, ok := h.files[p]; ok {
+		h.serveFile(w, r, f)
+		return
+	}
+	if path.Ext(p) != "" {
+		// A file the bundle does not have: not a page.
+		http.NotFound(w, r)
+		return
+	}
+	hd.Set("Content-Security-Policy", h.csp)
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	w.Write(h.page)
+}
+
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f file) {
+	hd := w.Header()
+	hd.Set("Content-Type", f.typ)
+	hd.Set("ETag", f.etag)
+	// The bundle's names do not change with its content: revalidated each
+	// time, answered 304 when unchanged.
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Vary", "Accept-Encoding")
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, f.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body := f.body
+	if f.gz != nil && acceptsGzip(r) {
+		hd.Set("Content-Encoding", "gzip")
+		body = f.gz
+	}
+	w.Write(body)
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		if strings.TrimSpace(strings.SplitN(part, ";", 2)[0]) == "gzip" {
+			return true
+		}
+	}
+	return false
+}
+
+// WithAPI serves the API under /api/ and the console everywhere else: one
+// origin for the session cookie, as CloudFront gives on AWS (docs/console.md).
+func WithAPI(api, console http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		console.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,50 @@
+// The one way the console talks to the service: same-origin fetches with
+// the session cookie, in the console's language, answers read as JSON and
+// failures turned into ApiError with the contract's {detail} (and per-field
+// errors when the API names fields).
+
+import { lang } from './i18n.js';
+
+export class ApiError extends Error {
+  constructor(status, detail, fields) {
+    super(detail);
+    this.status = status;
+    this.fields = fields || {};
+  }
+}
+
+// call sends one request. body is sent as JSON unless it is a FormData or
+// a string; the answer is JSON, text, or null for 204.
+export async function call(method, path, body) {
+  const headers = { 'Accept-Language': lang() };
+  const init = { method, headers, credentials: 'same-origin' };
+  if (body !== undefined) {
+    if (typeof body === 'string') {
+      headers['Content-Type'] = 'text/plain; charset=utf-8';
+      init.body = body;
+    } else {
+      headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, lang() === 'en' ? 'The service cannot be reached.' : 'Le service est injoignable.');
+  }
+  if (res.status === 204) return null;
+  const type = res.headers.get('Content-Type') || '';
+  const data = type.includes('json') ? await res.json().catch(() => null) : await res.text();
+  if (!res.ok) {
+    const fields = {};
+    for (const e of (data && data.errors) || []) fields[e.field] = e.message;
+    const detail = (data && data.detail) || `HTTP ${res.status}`;
+    throw new ApiError(res.status, detail, fields);
+  }
+  return data;
+}
+
+export const get = (path) => call('GET', path);
+export const post = (path, body) => call('POST', path, body === undefined ? {} : body);
+export const del = (path, body) => call('DELETE', path, body);
