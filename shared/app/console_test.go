@@ -1,0 +1,276 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/prospectdata/svc/shared/app/apptest"
+	"github.com/prospectdata/svc/shared/console"
+)
+
+// browser is a headless Chromium on the console of a test app: every page
+// it opens is watched for policy violations and checked by axe-core.
+type browser struct {
+	t   *testing.T
+	e   *apptest.Env
+	ctx context.Context
+	axe string // axe-core's script, "" when not built
+
+	mu        sync.Mutex
+	requested []string
+}
+
+func newBrowser(t *testing.T, e *apptest.Env) *browser {
+	t.Helper()
+	require := os.Getenv("SVC_TEST_REQUIRE_CHROMIUM") == "1"
+	exe, err := exec.LookPath("chromium")
+	if err != nil {
+		if require {
+			t.Fatal("no Chromium: make test installs Debian's chromium")
+		}
+		t.Skip("no Chromium installed")
+	}
+	if con, err := console.New(console.Options{}); err != nil || !con.Built() {
+		if require {
+			t.Fatal("the console is not built: make test runs make console first")
+		}
+		t.Skip("the console is not built (make console)")
+	}
+	axe, err := os.ReadFile("../console/testdata/axe.min.js")
+	if err != nil && require {
+		t.Fatal("axe-core is not in shared/console/testdata: make console copies it there")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // tests run as root in a container
+		chromedp.WindowSize(1280, 900),
+		// Only the test server is reachable: a page that reached for
+		// another origin would fail, and the test sees the attempt.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	b := &browser{t: t, e: e, axe: string(axe)}
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
+		if r, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.requested = append(b.requested, r.Request.URL)
+			b.mu.Unlock()
+		}
+	}))
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancelT)
+	b.ctx = ctx
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	// Injected by the browser, not the page: the policy does not apply.
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__violations = [];
+document.addEventListener("securitypolicyviolation", e => window.__violations.push(e.violatedDirective + " " + e.blockedURI));`,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// do runs steps, failing the test with the page's text on an error.
+func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+		b.t.Fatalf("%v\nat %s:\n%s", err, loc, text)
+	}
+}
+
+// open loads a path of the console and waits for its title.
+func (b *browser) open(path, title string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(b.e.Server.URL+path))
+	b.waitTitle(title)
+}
+
+// waitTitle waits for the page whose heading is title.
+func (b *browser) waitTitle(title string) {
+	b.t.Helper()
+	b.waitText("main h1", title)
+}
+
+// waitText waits until the element's text contains want.
+func (b *browser) waitText(sel, want string) {
+	b.t.Helper()
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+		b.t.Fatalf("%q never showed %q (%v)\nat %s:\n%s", sel, want, err, loc, text)
+	}
+}
+
+// fill types into the field of the form named name.
+func (b *browser) fill(name, value string) {
+	b.t.Helper()
+	sel := fmt.Sprintf(`main [name=%q]`, name)
+	// Emptied as a person would (select all, delete), then typed.
+	b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.focus(); e.select(); return ""; })()`, sel))
+	b.do(chromedp.SendKeys(chromedp.CSS(sel), "\b"+value))
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+}
+
+// press clicks the button within sel whose text is label, as a person
+// finds it.
+func (b *browser) press(sel, label string) {
+	b.t.Helper()
+	expr := fmt.Sprintf(`(() => { const b = [...document.querySelectorAll(%q + " button")].find(b => b.textContent.trim() === %q); if (!b) return false; b.click(); return true; })()`, sel, label)
+	ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr))
+	if err != nil || !ok {
+		b.t.Fatalf("no button %q in %s (%v)", label, sel, err)
+	}
+}
+
+func (b *browser) eval(expr string) string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		b.t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// check runs axe-core over the page and fails on a serious or critical
+// finding; it also fails on any policy violation so far.
+func (b *browser) check(page string) {
+	b.t.Helper()
+	var violations []string
+	if v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`window.__violations`)); err == nil {
+		violations = v
+	}
+	if len(violations) > 0 {
+		b.t.Errorf("%s: policy violations %v", page, violations)
+	}
+	if b.axe == "" {
+		return
+	}
+	// Injected by the test through the DevTools protocol, not by the
+	// page: the page's policy does not apply to it.
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](b.axe+";true")); err != nil {
+		b.t.Fatalf("axe-core: %v", err)
+	}
+	res, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.html).slice(0, 3)}))))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe-core run: %v", err)
+	}
+	var found []struct {
+		ID, Impact, Help string
+		Nodes            []string
+	}
+	if err := json.Unmarshal([]byte(res), &found); err != nil {
+		b.t.Fatalf("axe-core result %q: %v", res, err)
+	}
+	for _, f := range found {
+		if f.Impact == "serious" || f.Impact == "critical" {
+			b.t.Errorf("%s: axe %s (%s): %s %v", page, f.ID, f.Impact, f.Help, f.Nodes)
+		}
+	}
+}
+
+// TestConsoleAccountJourney: a person signs up in the console, opens the
+// mailed link, creates an API key (shown once, with its copy button) and
+// revokes it, changes language, logs out and in again; no page has a
+// serious accessibility finding or breaks its policy, nothing but the
+// language is kept in the browser's storage, the session cookie is out of
+// the page's reach, and the browser asks nothing of another origin.
+func TestConsoleAccountJourney(t *testing.T) {
+	e := apptest.Start(t)
+	b := newBrowser(t, e)
+	const email, password = "console@example.org", "s3cret-pass"
+
+	b.open("/", "Se connecter")
+	b.check("login")
+	b.click(`a[href="/signup"]`)
+	b.waitTitle("Créer un compte")
+	b.fill("email", email)
+	b.fill("password", "short")
+	b.fill("invitation_code", apptest.Code)
+	b.click(`main button[type=submit]`)
+	// The API's message shows where it applies.
+	b.waitText("main", "Le mot de passe doit contenir")
+	b.check("signup with an error")
+	b.fill("password", password)
+	b.click(`main [name=accept_responsibility]`)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Compte")
+	b.waitText("main", "pas encore vérifiée")
+	b.check("account")
+
+	b.open("/verify-email?token="+e.Token(email, "verify-email"), "Vérification de l'e-mail")
+	b.waitText("main", "Adresse vérifiée")
+	b.check("verify")
+
+	b.open("/keys", "Clés d'API")
+	b.waitText("main", "Aucune clé")
+	b.fill("name", "mon script")
+	b.click(`main form button[type=submit]`)
+	b.waitText("main", "ne sera plus jamais affichée")
+	key := b.eval(`document.querySelector("[data-secret=key]").textContent`)
+	if !regexp.MustCompile(`^sk_[0-9a-f]{40}$`).MatchString(key) {
+		t.Fatalf("key shown %q", key)
+	}
+	b.check("keys with a new key")
+	// The key works for the API, then stops once revoked.
+	k := e.NewClient()
+	k.Key = key
+	k.Do("GET", "/api/auth/me", nil).Must(t, 200)
+	b.press("main .secret", "Fermer")
+	b.waitText("main table", "mon script")
+	if strings.Contains(b.eval(`document.body.innerHTML`), key) {
+		t.Error("the key is still in the page once closed")
+	}
+	b.click(`main table button[aria-label^="Révoquer"]`)
+	b.waitText("main table", "Révoquée")
+	k.Do("GET", "/api/auth/me", nil).Must(t, 401)
+
+	// Nothing but the language in the browser's storage; the session
+	// cookie is not readable by the page.
+	b.click(`header button.link`)
+	b.waitText("header", "Log out")
+	b.waitTitle("API keys")
+	if got := b.eval(`JSON.stringify({l: Object.keys(localStorage), s: Object.keys(sessionStorage), c: document.cookie})`); got != `{"l":["svc-lang"],"s":[],"c":""}` {
+		t.Errorf("browser storage %s", got)
+	}
+	b.check("keys in English")
+	b.click(`header button.secondary`)
+	b.waitTitle("Log in")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+	b.check("jobs")
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, u := range b.requested {
+		if !strings.HasPrefix(u, e.Server.URL+"/") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the console requested %s", u)
+		}
+	}
+}
