@@ -100,7 +100,7 @@ func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 // open loads a path of the console and waits for its title.
 func (b *browser) open(path, title string) {
 	b.t.Helper()
-	b.do(chromedp.Navigate(b.e.Server.URL+path))
+	b.do(chromedp.Navigate(b.e.Server.URL + path))
 	b.waitTitle(title)
 }
 
