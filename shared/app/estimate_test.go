@@ -238,3 +238,65 @@ func TestCountries(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateMap: the map of a request draws each resolved zone's outline
+// and the grid's tiles, and the tiles cover what the estimate counts; a
+// key may ask for it.
+func TestEstimateMap(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("map@example.org", fixturePassword)
+	body := map[string]any{"queries": []string{"restaurant"}, "zones": []string{"Lyon", "Villeurbanne"}}
+	est := c.Do("POST", "/api/estimate", body).Must(t, 200).JSON()
+	var m struct {
+		Zones []struct {
+			Label    string           `json:"label"`
+			Polygons [][][][2]float64 `json:"polygons"`
+		} `json:"zones"`
+		Tiles      [][4]float64 `json:"tiles"`
+		TilesTotal int          `json:"tiles_total"`
+	}
+	if err := json.Unmarshal(c.Do("POST", "/api/estimate/map", body).Must(t, 200).Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Zones) != 2 || m.Zones[0].Label != "Lyon (69)" || len(m.Zones[0].Polygons) == 0 || len(m.Zones[0].Polygons[0][0]) < 10 {
+		t.Fatalf("zones %+v", m.Zones)
+	}
+	if float64(m.TilesTotal) != est["grid_points"] || len(m.Tiles) != m.TilesTotal {
+		t.Errorf("%d tiles (%d drawn), the estimate counts %v", m.TilesTotal, len(m.Tiles), est["grid_points"])
+	}
+	for _, tl := range m.Tiles {
+		if !(tl[0] < tl[2] && tl[1] < tl[3] && tl[0] > 4.6 && tl[2] < 5.1 && tl[1] > 45.6 && tl[3] < 45.9) {
+			t.Fatalf("tile %v is not a bound around Lyon", tl)
+		}
+	}
+	k := e.NewClient()
+	k.Key = c.CreateKey("map")
+	k.Do("POST", "/api/estimate/map", body).Must(t, 200)
+	k.Do("POST", "/api/estimate/map", map[string]any{"queries": []string{"restaurant"}, "zones": "Lyon"}).Must(t, 422)
+}
+
+// TestZoneComplete: what is typed brings the zones meant, which read back
+// as zones of a request; too short says nothing, too long is refused.
+func TestZoneComplete(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("complete@example.org", fixturePassword)
+	got := c.Do("GET", "/api/zones/complete?q=villeurb", nil).Must(t, 200).JSON()["completions"].([]any)
+	if len(got) == 0 || got[0].(map[string]any)["label"] != "Villeurbanne (69)" || got[0].(map[string]any)["kind"] != "city" {
+		t.Fatalf("completions %v", got)
+	}
+	est := c.Do("POST", "/api/estimate", map[string]any{"queries": []string{"plombier"}, "zones": []string{got[0].(map[string]any)["label"].(string)}}).Must(t, 200).JSON()
+	if est["valid"] != true {
+		t.Errorf("the completion does not estimate: %v", est)
+	}
+	if got := c.Do("GET", "/api/zones/complete?q=m&country=DEU", nil).Must(t, 200).JSON()["completions"].([]any); len(got) != 0 {
+		t.Errorf("one letter: %v", got)
+	}
+	if got := c.Do("GET", "/api/zones/complete?q=münch&country=DEU&limit=3", nil).Must(t, 200).JSON()["completions"].([]any); len(got) == 0 || len(got) > 3 {
+		t.Errorf("München: %v", got)
+	}
+	c.Do("GET", "/api/zones/complete?q="+strings.Repeat("a", 101), nil).Must(t, 400)
+	c.Do("GET", "/api/zones/complete?q=lyon&limit=x", nil).Must(t, 422)
+	e.NewClient().Do("GET", "/api/zones/complete?q=lyon", nil).Must(t, 401)
+}
