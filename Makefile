@@ -109,17 +109,18 @@ $(CONSOLE_NODE)/package.json: tools/console/package.json tools/console/package-l
 	mkdir -p $(CONSOLE_NODE)
 	cp tools/console/package.json tools/console/package-lock.json $(CONSOLE_NODE)/
 	cd $(CONSOLE_NODE) && npm ci --no-audit --no-fund --loglevel=error || { rm -f package.json; exit 1; }
-# The script is written last: it is the target, so a build cut short is redone.
+# esbuild writes app.js, app.css and the licence notes of what it bundled
+# (app.js.LEGAL.txt) at once, at the end of its build.
 $(CONSOLE)/app.js: $(CONSOLE_NODE)/package.json $(CONSOLE_SRC)
 	cp web/console/index.html $(CONSOLE)/index.html
 	cp $(CONSOLE_NODE)/node_modules/leaflet/LICENSE $(CONSOLE)/leaflet-LICENSE.txt
-	cp $(CONSOLE_NODE)/node_modules/axe-core/axe.min.js $(CONSOLE)/../testdata/axe.min.js
+	cp $(CONSOLE_NODE)/node_modules/preact/LICENSE $(CONSOLE)/preact-LICENSE.txt
+	mkdir -p shared/console/testdata
+	cp $(CONSOLE_NODE)/node_modules/axe-core/axe.min.js shared/console/testdata/axe.min.js
 	NODE_PATH=$(CONSOLE_NODE)/node_modules $(CONSOLE_NODE)/node_modules/.bin/esbuild web/console/main.jsx \
 	  --bundle --minify --format=esm --target=es2020 --jsx=automatic --jsx-import-source=preact \
 	  --loader:.png=file --asset-names=[name]-[hash] --legal-comments=linked \
-	  --outfile=$(CONSOLE)/app.tmp.js --log-level=warning
-	mv $(CONSOLE)/app.tmp.css $(CONSOLE)/app.css
-	mv $(CONSOLE)/app.tmp.js $(CONSOLE)/app.js
+	  --outdir=$(CONSOLE) --entry-names=app --log-level=warning
 
 ## openapi-check: the served /api/openapi.json loads in a real OpenAPI 3.1 validator
 openapi-check: $(NODE_DIR)/package.json

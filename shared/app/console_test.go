@@ -148,7 +148,7 @@ func (b *browser) press(sel, label string) {
 
 func (b *browser) eval(expr string) string {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](expr))
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.t.Fatalf("%s: %v", expr, err)
 	}
@@ -273,4 +273,50 @@ func TestConsoleAccountJourney(t *testing.T) {
 			t.Errorf("the console requested %s", u)
 		}
 	}
+}
+
+// TestConsoleJobJourney: a person estimates a scrape on the map (a query,
+// a zone picked from the completions with the keyboard, the estimate and
+// the tiles drawn), launches it, watches it reach done and downloads its
+// CSV; the new-job and job pages pass axe-core.
+func TestConsoleJobJourney(t *testing.T) {
+	e := apptest.Start(t)
+	const email, password = "jobs@example.org", "s3cret-pass"
+	c := e.NewClient()
+	c.Signup(email, password)
+	c.Verify(email)
+	b := newBrowser(t, e)
+	b.open("/login", "Se connecter")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+
+	b.click(`header a[href="/new"]`)
+	b.waitTitle("Nouveau job")
+	b.fill("queries", "boulangerie")
+	b.fill("zone", "villeurb")
+	b.waitText("#zone-options", "Villeurbanne (69)")
+	b.do(chromedp.KeyEvent("\r"))
+	b.waitText("main .chips", "Villeurbanne (69)")
+	b.waitText(`main [data-fact="tiles"]`, "")
+	tiles := b.eval(`document.querySelector('[data-fact="tiles"]').textContent`)
+	if tiles == "" || tiles == "0" {
+		t.Fatalf("estimate tiles %q", tiles)
+	}
+	// The map draws the zone's outline and the tiles (Leaflet's canvas).
+	b.waitText(".map figcaption", tiles+" tuiles")
+	if n := b.eval(`String(document.querySelectorAll(".map-canvas canvas").length)`); n == "0" {
+		t.Error("the map drew nothing")
+	}
+	b.check("new job")
+	b.press("main form", "Lancer le job")
+	b.waitText(`main [data-fact="status"]`, "terminé")
+	b.waitText("main .downloads", "CSV")
+	csv := b.eval(`(async () => { const r = await fetch(document.querySelector(".downloads a").href); return r.status + " " + (await r.text()).split("\n")[0]; })()`)
+	if !strings.HasPrefix(csv, "200 ") || !strings.Contains(csv, "place_id") {
+		t.Errorf("download: %.200s", csv)
+	}
+	b.waitText("main .log", "")
+	b.check("job")
 }

@@ -48,3 +48,57 @@ export async function call(method, path, body) {
 export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body === undefined ? {} : body);
 export const del = (path, body) => call('DELETE', path, body);
+
+// stream reads a Server-Sent Events route with fetch (so that it carries
+// the console's language), calling on(event, data) for each event, and
+// reconnects after the last event id when the server ends the stream (on
+// AWS a stream lasts a few seconds). It stops when stop() is called or
+// when on returns false.
+export function stream(path, on) {
+  let stopped = false;
+  let last = '';
+  const ctrl = new AbortController();
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const headers = { 'Accept-Language': lang(), Accept: 'text/event-stream' };
+        if (last) headers['Last-Event-ID'] = last;
+        const res = await fetch(path, { headers, credentials: 'same-origin', signal: ctrl.signal });
+        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            let event = 'message';
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event: ')) event = line.slice(7);
+              else if (line.startsWith('data: ')) data += line.slice(6);
+              else if (line.startsWith('id: ')) last = line.slice(4);
+            }
+            if (!data) continue;
+            if (on(event, JSON.parse(data)) === false) {
+              stopped = true;
+              ctrl.abort();
+              return;
+            }
+          }
+        }
+      } catch (e) {
+        if (stopped) return;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  run();
+  return () => {
+    stopped = true;
+    ctrl.abort();
+  };
+}

@@ -22,6 +22,7 @@ export function Layout({ user, path, onSession, onLang, children }) {
     }
   };
   const nav = [
+    ['/new', t('newJob')],
     ['/jobs', t('jobs')],
     ['/keys', t('keys')],
     ['/account', t('account')],

@@ -14,6 +14,7 @@ export function Jobs() {
   }, []);
   return (
     <Page title={t('jobs')} wide>
+      <p><Link class="button" href="/new">{t('newJob')}</Link></p>
       <Notice kind="error">{error}</Notice>
       {jobs === null ? !error && <p role="status">{t('loading')}</p> : jobs.length === 0 ? <p>{t('noJobs')}</p> : (
         <div class="table-wrap">
@@ -28,7 +29,7 @@ export function Jobs() {
                 <tr key={j.id}>
                   <td><Link href={`/jobs/${encodeURIComponent(j.id)}`}>{(j.queries || []).join(', ') || j.job_type}</Link></td>
                   <td>{(j.zones || []).join(', ')}</td>
-                  <td>{j.status}</td>
+                  <td>{t('status_' + j.status)}</td>
                   <td>{j.results_count}</td>
                   <td>{when(j.created_at)}</td>
                 </tr>
