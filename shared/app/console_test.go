@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -159,6 +160,7 @@ func (b *browser) eval(expr string) string {
 // finding; it also fails on any policy violation so far.
 func (b *browser) check(page string) {
 	b.t.Helper()
+	b.shoot(page)
 	var violations []string
 	if v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`window.__violations`)); err == nil {
 		violations = v
@@ -190,6 +192,27 @@ func (b *browser) check(page string) {
 		if f.Impact == "serious" || f.Impact == "critical" {
 			b.t.Errorf("%s: axe %s (%s): %s %v", page, f.ID, f.Impact, f.Help, f.Nodes)
 		}
+	}
+}
+
+// shoot saves a screenshot of the page into SVC_CONSOLE_SHOTS, when set
+// (docs/console.md's pictures: SVC_CONSOLE_SHOTS=docs/console go test
+// -run TestConsole ./shared/app).
+func (b *browser) shoot(page string) {
+	b.t.Helper()
+	dir := os.Getenv("SVC_CONSOLE_SHOTS")
+	if dir == "" {
+		return
+	}
+	// Let the map's canvas settle before the picture.
+	b.do(chromedp.Sleep(300 * time.Millisecond))
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatalf("screenshot of %s: %v", page, err)
+	}
+	name := strings.NewReplacer(" ", "-").Replace(page) + ".png"
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
 	}
 }
 
@@ -316,6 +339,14 @@ func TestConsoleJobJourney(t *testing.T) {
 	csv := b.eval(`(async () => { const r = await fetch(document.querySelector(".downloads a").href); return r.status + " " + (await r.text()).split("\n")[0]; })()`)
 	if !strings.HasPrefix(csv, "200 ") || !strings.Contains(csv, "place_id") {
 		t.Errorf("download: %.200s", csv)
+	}
+	// The rows, a page at a time, numbers aligned.
+	b.waitText("main .pager", "1–")
+	if n := b.eval(`String(document.querySelectorAll("table.rows tbody tr").length)`); n == "0" {
+		t.Error("the rows table is empty")
+	}
+	if n := b.eval(`String(document.querySelectorAll("table.rows td.num").length)`); n == "0" {
+		t.Error("no number is shown as one")
 	}
 	b.waitText("main .log", "")
 	b.check("job")

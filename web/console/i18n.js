@@ -129,6 +129,13 @@ const words = {
     status_failed: 'échoué',
     status_cancelled: 'annulé',
     status_expired: 'expiré',
+    rows: 'Lignes',
+    rowsPages: 'Pages des lignes',
+    previous: 'Précédentes',
+    next: 'Suivantes',
+    yes: 'oui',
+    no: 'non',
+    placesShown: 'lieux sur la carte',
   },
   en: {
     appName: 'Prospecting console',
@@ -237,6 +244,13 @@ const words = {
     status_failed: 'failed',
     status_cancelled: 'cancelled',
     status_expired: 'expired',
+    rows: 'Rows',
+    rowsPages: 'Pages of rows',
+    previous: 'Previous',
+    next: 'Next',
+    yes: 'yes',
+    no: 'no',
+    placesShown: 'places on the map',
   },
 };
 

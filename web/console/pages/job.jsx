@@ -7,6 +7,7 @@ import { t, when } from '../i18n.js';
 import { ZoneMap } from '../map.jsx';
 import { navigate } from '../router.jsx';
 import { Notice, Page, useSubmit } from '../ui.jsx';
+import { Rows } from './rows.jsx';
 
 const terminal = ['done', 'failed', 'cancelled', 'expired'];
 
@@ -87,6 +88,12 @@ export function Job({ id }) {
           <h2 id="map">{t('mapTitle')}</h2>
           <ZoneMap label={t('mapTitle')} tiles={tiles.tiles.map((x) => x.bounds)} done={tiles.tiles.map((x) => x.processed === 1)}
             summary={`${Math.round(tiles.processed_ratio * 100)} % ${t('tilesSearched')}`} />
+        </section>
+      )}
+      {job.download_available && (
+        <section aria-labelledby="rows">
+          <h2 id="rows">{t('rows')}</h2>
+          <Rows id={id} />
         </section>
       )}
       <section aria-labelledby="log">
