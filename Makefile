@@ -134,7 +134,14 @@ asl-check: $(NODE_DIR)/package.json
 
 ## build: the Lambda bootstrap binaries (provided.al2023, linux/arm64; the
 ## browser workers linux/amd64), zipped in dist/, and the Chromium layer
-build: $(FUNCTIONS:%=dist/%.zip) dist/chromium-layer.zip
+build: $(FUNCTIONS:%=dist/%.zip) dist/chromium-layer.zip dist/console/app.js
+
+# The console's files as the stack deploys them (infra/console.go): the
+# bundle of `make console`, its document a template the stack renders.
+dist/console/app.js: $(CONSOLE)/app.js
+	rm -rf dist/console && mkdir -p dist
+	cp -r $(CONSOLE) dist/console
+	rm -f dist/console/README.md
 
 # The workers of app.Workers() with Browser set: they run the serverless
 # Chromium pack, built for x86_64 (infra/stack.go gives them that arch).

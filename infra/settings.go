@@ -34,6 +34,14 @@ type settings struct {
 	// verbatim (SVC_INVITATION_CODES, SVC_ADMIN_EMAILS).
 	InvitationCodes string
 	AdminEmails     string
+	// ConsoleTiles is the web console's basemap, a tile URL template
+	// (SVC_CONSOLE_TILES locally); "" draws the zones' outlines alone.
+	ConsoleTiles string
+	// Console puts the web console on a CloudFront distribution in front
+	// of the API (the default). LocalStack's community edition has no
+	// CloudFront: its recipe passes false, and the console is then served
+	// nowhere (the API alone, at its endpoint).
+	Console bool
 	// MapProvider is SVC_MAP_PROVIDER of the functions that create or run
 	// jobs: "sim" (the simulated world, the default) or "google" (Places
 	// API (New), its key in the stack's GooglePlacesSecret).
@@ -79,6 +87,8 @@ const (
 	ctxMaxPerSecond    = "providerMaxPerSecond"
 	ctxWorkerMax       = "workerMaxConcurrency"
 	ctxAlarmEmail      = "alarmEmail"
+	ctxConsoleTiles    = "consoleTiles"
+	ctxConsole         = "console"
 	ctxS3PathStyle     = "s3PathStyle"
 
 	defaultAssetDir = "../dist"
@@ -126,6 +136,8 @@ func contextDefaults() map[string]string {
 		ctxMaxPerSecond:    strconv.Itoa(defaultMaxPerSecond),
 		ctxWorkerMax:       strconv.Itoa(defaultWorkerMax),
 		ctxAlarmEmail:      "",
+		ctxConsoleTiles:    "",
+		ctxConsole:         "true",
 		ctxS3PathStyle:     "false",
 	}
 }
@@ -144,7 +156,7 @@ func contextString(key string, v any) (string, error) {
 		}
 		return strconv.FormatFloat(v, 'f', -1, 64), nil
 	case bool:
-		if key != ctxS3PathStyle {
+		if key != ctxS3PathStyle && key != ctxConsole {
 			return "", fmt.Errorf("context %s: want a string, got %v", key, v)
 		}
 		return strconv.FormatBool(v), nil
@@ -189,6 +201,7 @@ func readSettings(node constructs.Node) (settings, error) {
 		{ctxDataSources, &s.DataSources},
 		{ctxMapProvider, &s.MapProvider},
 		{ctxAlarmEmail, &s.AlarmEmail},
+		{ctxConsoleTiles, &s.ConsoleTiles},
 	} {
 		if *f.dst, err = get(f.key); err != nil {
 			return s, err
@@ -253,6 +266,12 @@ func readSettings(node constructs.Node) (settings, error) {
 	}
 	if s.S3PathStyle, err = strconv.ParseBool(or(raw, "false")); err != nil {
 		return s, fmt.Errorf("context %s %q is neither true nor false", ctxS3PathStyle, raw)
+	}
+	if raw, err = get(ctxConsole); err != nil {
+		return s, err
+	}
+	if s.Console, err = strconv.ParseBool(or(raw, "true")); err != nil {
+		return s, fmt.Errorf("context %s %q is neither true nor false", ctxConsole, raw)
 	}
 	if s.AlarmEmail != "" {
 		a, err := mail.ParseAddress(s.AlarmEmail)

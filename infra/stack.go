@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -49,12 +50,16 @@ type StackProps struct {
 // can find the logical ids of the resources they assert on.
 type Stack struct {
 	awscdk.Stack
-	Tables        map[string]awsdynamodb.Table // by schema name
-	Queues        map[string]awssqs.Queue      // by queue name
-	Functions     map[string]awslambda.Function
-	Integrations  map[string]awsapigatewayv2integrations.HttpLambdaIntegration
-	Bucket        awss3.Bucket
-	API           awsapigatewayv2.HttpApi
+	Tables       map[string]awsdynamodb.Table // by schema name
+	Queues       map[string]awssqs.Queue      // by queue name
+	Functions    map[string]awslambda.Function
+	Integrations map[string]awsapigatewayv2integrations.HttpLambdaIntegration
+	Bucket       awss3.Bucket
+	API          awsapigatewayv2.HttpApi
+	// Console is the web console's distribution: its files from
+	// ConsoleBucket, /api/* from the HTTP API.
+	Console       awscloudfront.Distribution
+	ConsoleBucket awss3.Bucket
 	SessionSecret awssecretsmanager.Secret
 	// SourceSecrets holds the data-source modules' keys and seed
 	// mailboxes (dataSourceSecretKeys), filled by the operator.
@@ -190,7 +195,16 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (*Stack,
 	})
 	s.alarm("ApiServerErrorsAlarm", "The HTTP API answered 5xx (a function failed, timed out, or was throttled).",
 		s.API.MetricServerError(alarmPeriod("Sum")), 1)
+	// The console and the API share one origin, the distribution's: mailed
+	// links open the console there, and the session cookie is its.
 	baseURL := s.API.ApiEndpoint()
+	if cfg.Console {
+		dist, err := s.addConsole(stack, cfg)
+		if err != nil {
+			return nil, err
+		}
+		baseURL = jsii.String("https://" + *dist.DistributionDomainName())
+	}
 	if cfg.BaseURL != "" {
 		baseURL = jsii.String(cfg.BaseURL)
 	}

@@ -28,11 +28,23 @@ import (
 // and checks it in subtests.
 
 // placeholderAssets writes a zip per function (route groups and workers)
-// into a temp dir: synth only stages and hashes the artifacts, so their
-// content is irrelevant.
+// and the console's files into a temp dir: synth only stages and hashes the
+// artifacts, so their content is irrelevant but for the console's document,
+// a template the stack renders.
 func placeholderAssets(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, consoleAsset), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"index.html": `<!doctype html><meta name="svc-tiles" content="{{.Tiles}}"><script type="module" src="/app.js"></script>`,
+		"app.js":     "console.log('placeholder');",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, consoleAsset, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var names []string
 	for _, g := range api.Groups() {
 		names = append(names, g.Name)
@@ -226,9 +238,13 @@ func TestStack(t *testing.T) {
 			want int
 		}{
 			{"AWS::DynamoDB::Table", len(schemas)},
-			{"AWS::Lambda::Function", len(groups) + len(workers)}, // no custom-resource Lambda sneaks in
+			// No custom-resource Lambda sneaks in but the one that copies
+			// the console's files (CDK's BucketDeployment).
+			{"AWS::Lambda::Function", len(groups) + len(workers) + 1},
 			{"AWS::SQS::Queue", len(queues)},
-			{"AWS::S3::Bucket", 1},
+			{"AWS::S3::Bucket", 2}, // the files, the console's
+			{"AWS::CloudFront::Distribution", 1},
+			{"Custom::CDKBucketDeployment", 1},
 			{"AWS::SecretsManager::Secret", 2}, // sessions, data-source keys (no Places key under sim)
 			{"AWS::ApiGatewayV2::Api", 1},
 			{"AWS::ApiGatewayV2::Stage", 1},
@@ -239,8 +255,9 @@ func TestStack(t *testing.T) {
 			{"AWS::Lambda::Permission", len(groups) + 1 + scheduled},
 			{"AWS::Lambda::EventInvokeConfig", scheduled},
 			{"AWS::Logs::LogGroup", len(groups) + len(workers)},
-			{"AWS::IAM::Role", len(groups) + len(workers) + 1}, // + the state machine's
-			{"AWS::IAM::Policy", len(groups) + len(workers) + 1},
+			// + the state machine's and the console files' copier's.
+			{"AWS::IAM::Role", len(groups) + len(workers) + 2},
+			{"AWS::IAM::Policy", len(groups) + len(workers) + 2},
 			{"AWS::StepFunctions::StateMachine", 1}, // one generic, never one per pipeline
 			// Errors and throttles per function, one per dead-letter
 			// queue, oldest message per work queue, iterator age per
@@ -427,11 +444,17 @@ func TestStack(t *testing.T) {
 
 	t.Run("functions", func(t *testing.T) {
 		assert(t, "every function", func() {
-			// arm64 but the browser workers (TestWorkers checks them).
-			tmpl.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), map[string]any{
-				"Runtime": "provided.al2023",
-				"Handler": "bootstrap",
-			})
+			// arm64 but the browser workers (TestWorkers checks them); the
+			// console files' copier is CDK's own (the console subtest).
+			for id := range ofType(tj, "AWS::Lambda::Function") {
+				if strings.HasPrefix(id, consoleCopier) {
+					continue
+				}
+				only(t, tj, id).HasResourceProperties(jsii.String("AWS::Lambda::Function"), map[string]any{
+					"Runtime": "provided.al2023",
+					"Handler": "bootstrap",
+				})
+			}
 			tmpl.AllResourcesProperties(jsii.String("AWS::Logs::LogGroup"), map[string]any{"RetentionInDays": 30})
 		})
 		for _, g := range groups {
@@ -484,8 +507,9 @@ func TestStack(t *testing.T) {
 				if got := slices.Sorted(maps.Keys(env)); !reflect.DeepEqual(got, sorted(want)) {
 					t.Errorf("environment %v, want %v", got, sorted(want))
 				}
-				if got := env["SVC_BASE_URL"]; !reflect.DeepEqual(got, map[string]any{"Fn::GetAtt": []any{logicalID(s, s.API), "ApiEndpoint"}}) {
-					t.Errorf("SVC_BASE_URL = %v, want the API endpoint", got)
+				wantBase := map[string]any{"Fn::Join": []any{"", []any{"https://", map[string]any{"Fn::GetAtt": []any{logicalID(s, s.Console), "DomainName"}}}}}
+				if got := env["SVC_BASE_URL"]; !reflect.DeepEqual(got, wantBase) {
+					t.Errorf("SVC_BASE_URL = %v, want the console's distribution", got)
 				}
 				if env["SVC_MAIL_FROM"] != defaultMailFrom || env["SVC_INVITATION_CODES"] != "" || env["SVC_ADMIN_EMAILS"] != "" {
 					t.Errorf("context defaults not applied: %v", env)
@@ -846,8 +870,14 @@ func TestWorkers(t *testing.T) {
 					tmp["Size"] != 1024.0 {
 					t.Errorf("browser worker: arch %v, layers %v, pack %v, /tmp %v", arch, layers, env["SVC_CHROMIUM_PACK"], tmp)
 				}
-				if len(ofType(tj, "AWS::Lambda::LayerVersion")) != 1 {
-					t.Error("not one Chromium layer")
+				chromium := 0
+				for id := range ofType(tj, "AWS::Lambda::LayerVersion") {
+					if strings.HasPrefix(id, "ChromiumLayer") {
+						chromium++
+					}
+				}
+				if chromium != 1 {
+					t.Errorf("%d Chromium layers, want one", chromium)
 				}
 			case len(arch) != 1 || arch[0] != "arm64" || len(layers) != 0:
 				t.Errorf("arch %v, layers %v", arch, layers)

@@ -63,7 +63,7 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{files: map[string]file{}, csp: csp(tilesOrigin)}
+	h := &Handler{files: map[string]file{}, csp: policy(tilesOrigin)}
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == "README.md" {
 			return err
@@ -73,16 +73,8 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 			return err
 		}
 		if p == "index.html" {
-			t, err := template.New("page").Parse(string(b))
-			if err != nil {
-				return fmt.Errorf("console: index.html: %w", err)
-			}
-			var out bytes.Buffer
-			if err := t.Execute(&out, struct{ Tiles string }{tiles}); err != nil {
-				return fmt.Errorf("console: index.html: %w", err)
-			}
-			h.page = out.Bytes()
-			return nil
+			h.page, err = render(b, tiles)
+			return err
 		}
 		h.files["/"+p] = newFile(b, typeOf(p))
 		return nil
@@ -110,10 +102,39 @@ func tileSetting(t string) (tmpl, origin string, err error) {
 	return t, u.Scheme + "://" + u.Host, nil
 }
 
-// csp is the pages' Content-Security-Policy: the console's own script and
-// style only, nothing inline or evaluated, calls to the same origin, images
-// from it (and a basemap's tile server when one is set), no framing.
-func csp(tiles string) string {
+// render is the console's HTML document (index.html, a template) with the
+// basemap setting.
+func render(index []byte, tiles string) ([]byte, error) {
+	t, err := template.New("page").Parse(string(index))
+	if err != nil {
+		return nil, fmt.Errorf("console: index.html: %w", err)
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, struct{ Tiles string }{tiles}); err != nil {
+		return nil, fmt.Errorf("console: index.html: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// Page is the console's HTML document and its Content-Security-Policy for
+// a basemap setting (Options.Tiles): what a static host (the AWS stack's
+// bucket and CloudFront) serves, the same as Handler.
+func Page(index []byte, tiles string) (page []byte, csp string, err error) {
+	t, origin, err := tileSetting(tiles)
+	if err != nil {
+		return nil, "", err
+	}
+	page, err = render(index, t)
+	if err != nil {
+		return nil, "", err
+	}
+	return page, policy(origin), nil
+}
+
+// policy is the pages' Content-Security-Policy: the console's own script
+// and style only, nothing inline or evaluated, calls to the same origin,
+// images from it (and a basemap's tile server when one is set), no framing.
+func policy(tiles string) string {
 	img := "img-src 'self' data:"
 	if tiles != "" {
 		img += " " + tiles
