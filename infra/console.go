@@ -72,9 +72,9 @@ func (s *Stack) addConsole(stack awscdk.Stack, cfg settings) (awscloudfront.Dist
 	// The API's host: its endpoint is https://<id>.execute-api.<region>.amazonaws.com.
 	apiHost := awscdk.Fn_Select(jsii.Number(2), awscdk.Fn_Split(jsii.String("/"), s.API.ApiEndpoint(), nil))
 	dist := awscloudfront.NewDistribution(stack, jsii.String("Console"), &awscloudfront.DistributionProps{
-		Comment:                jsii.String("The web console and the API under one origin"),
-		DefaultRootObject:      jsii.String("index.html"),
-		HttpVersion:            awscloudfront.HttpVersion_HTTP2_AND_3,
+		Comment:           jsii.String("The web console and the API under one origin"),
+		DefaultRootObject: jsii.String("index.html"),
+		HttpVersion:       awscloudfront.HttpVersion_HTTP2_AND_3,
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
 			Origin:                awscloudfrontorigins.S3BucketOrigin_WithOriginAccessControl(s.ConsoleBucket, nil),
 			ViewerProtocolPolicy:  awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
