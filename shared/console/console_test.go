@@ -135,3 +135,30 @@ func TestWithAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleWeight: the console stays light: its script, as a browser
+// downloads it (gzipped), under 300 KB (issue 24).
+func TestBundleWeight(t *testing.T) {
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Built() {
+		t.Skip("the console is not built (make console)")
+	}
+	const limit = 300 << 10
+	total := 0
+	for name, f := range h.files {
+		if strings.HasSuffix(name, ".js") {
+			n := len(f.body)
+			if f.gz != nil {
+				n = len(f.gz)
+			}
+			total += n
+		}
+	}
+	t.Logf("script: %d bytes gzipped", total)
+	if total > limit {
+		t.Errorf("script %d bytes gzipped, over %d", total, limit)
+	}
+}
