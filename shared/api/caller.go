@@ -71,7 +71,7 @@ func KeyAllowed(method, p string) bool {
 	switch {
 	case under("/api/jobs"), under("/api/estimate"), strings.HasPrefix(p, "/api/ef/"),
 		under("/api/pipelines"), under("/api/veille"), under("/api/events"), under("/api/webhooks"),
-		strings.HasPrefix(p, "/api/company/"), under("/api/countries"), under("/api/modules-registry"), under("/api/zones"):
+		strings.HasPrefix(p, "/api/company/"), under("/api/countries"), under("/api/modules-registry"), under("/api/modules"), under("/api/zones"):
 		return true
 	case p == "/api/auth/me":
 		return method == http.MethodGet || method == http.MethodHead

@@ -55,7 +55,7 @@ func Groups() []Group {
 			// Scrape jobs, estimates and their reference data. It loads the
 			// gazetteer at init (onaws), which no other group pays.
 			Name:     "api-jobs",
-			Prefixes: []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/zones", "/api/brand-assets", "/api/pipelines", "/api/veille"},
+			Prefixes: []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/zones", "/api/modules", "/api/brand-assets", "/api/pipelines", "/api/veille"},
 			Tables:   []string{"accounts", "limits", "jobs", "events"},
 			// A job's start goes to the tasks queue; a cancelled job's
 			// salvage and a missing JSON or XLSX to the finalize queue.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -103,4 +104,109 @@ func (s *Server) itemRoutes() []Route {
 		}
 	}
 	return rs
+}
+
+// ItemModule is one module a job of items can run (GET /api/modules).
+type ItemModule struct {
+	Slug string `json:"slug"`
+	// Endpoint is its POST /api/jobs/{type} route.
+	Endpoint string `json:"endpoint"`
+	Label    string `json:"label"`
+	// Needs are the columns each item must hold.
+	Needs []string `json:"needs"`
+	// Produces are the columns it adds.
+	Produces []string `json:"produces"`
+	// EFPerItem is the price of one item with the default options.
+	EFPerItem float64 `json:"ef_per_item"`
+}
+
+// ItemModules is the answer of GET /api/modules.
+type ItemModules struct {
+	Modules []ItemModule `json:"modules"`
+}
+
+// ItemEstimateRequest is the body of POST /api/estimate/items.
+type ItemEstimateRequest struct {
+	Module            string  `json:"module"`
+	Count             int     `json:"count"`
+	Mode              *string `json:"mode,omitempty"`
+	CaptureScreenshot *bool   `json:"capture_screenshot,omitempty"`
+}
+
+// ItemEstimate is what a job of items would cost.
+type ItemEstimate struct {
+	Module string  `json:"module"`
+	Count  int     `json:"count"`
+	EFCost float64 `json:"ef_cost"`
+}
+
+// moduleRoutes list the modules a job of items can run and price one
+// before it starts: what a client shows before the person confirms.
+func (s *Server) moduleRoutes() []Route {
+	return []Route{
+		{
+			Method: http.MethodGet, Path: "/api/modules", Auth: Any, Tag: "reference",
+			Summary: "The modules a job of items can run (POST /api/jobs/{type}): slug, route, label in the caller's " +
+				"language, the columns each item needs and those it adds, the EF per item",
+			Response: ItemModules{}, Status: http.StatusOK, Errors: []int{401, 403},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				en := english(r)
+				out := ItemModules{Modules: []ItemModule{}}
+				for _, e := range registry.Entries() {
+					if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
+						continue
+					}
+					per, _ := pricing.ItemEF(e.Slug, 1000, pricing.ItemOptions{})
+					label := e.Label.FR
+					if en {
+						label = e.Label.EN
+					}
+					out.Modules = append(out.Modules, ItemModule{Slug: e.Slug, Endpoint: *e.APIEndpoint, Label: label,
+						Needs: e.Needs, Produces: e.Produces, EFPerItem: per / 1000})
+				}
+				writeJSON(w, http.StatusOK, out)
+				return nil
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/api/estimate/items", Auth: Any, Tag: "jobs",
+			Summary: "What a job of items would cost: the module, the count of items (1 to 10,000) and its options " +
+				"(emails: mode; brand_assets: capture_screenshot), priced as POST /api/jobs/{type} charges",
+			Request: ItemEstimateRequest{}, Response: ItemEstimate{}, Status: http.StatusOK,
+			Errors: []int{400, 401, 403, 422},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				var req ItemEstimateRequest
+				if err := decode(r, &req); err != nil {
+					return err
+				}
+				module := strings.ReplaceAll(req.Module, "-", "_")
+				var fields []apperr.FieldError
+				if !jobs.ItemModule(module) {
+					fields = append(fields, apperr.Field("module", "module inconnu ou sans items", "unknown module, or one without items"))
+				}
+				if req.Count < 1 || req.Count > jobs.MaxItems {
+					fields = append(fields, apperr.Field("count", "entre 1 et 10 000", "from 1 to 10,000"))
+				}
+				opts := pricing.ItemOptions{}
+				if req.Mode != nil {
+					switch *req.Mode {
+					case "deep":
+						opts.Deep = module == "emails"
+					case "normal":
+					default:
+						fields = append(fields, apperr.Field("mode", "valeurs possibles : normal, deep", "allowed values: normal, deep"))
+					}
+				}
+				if req.CaptureScreenshot != nil && *req.CaptureScreenshot {
+					opts.Screenshot = module == "brand_assets"
+				}
+				if len(fields) > 0 {
+					return apperr.Fields(fields...)
+				}
+				ef, _ := pricing.ItemEF(module, req.Count, opts)
+				writeJSON(w, http.StatusOK, ItemEstimate{Module: module, Count: req.Count, EFCost: ef})
+				return nil
+			},
+		},
+	}
 }

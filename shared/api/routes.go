@@ -69,6 +69,7 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.scrapeRoutes()...)
 	rs = append(rs, s.jobRoutes()...)
 	rs = append(rs, s.itemRoutes()...)
+	rs = append(rs, s.moduleRoutes()...)
 	rs = append(rs, s.singleRoutes()...)
 	rs = append(rs, s.companyRoutes()...)
 	rs = append(rs, s.phonePlanRoute())

@@ -350,4 +350,22 @@ func TestConsoleJobJourney(t *testing.T) {
 	}
 	b.waitText("main .log", "")
 	b.check("job")
+
+	// Enrich the rows with emails: the cost shows before the start.
+	b.do(chromedp.SetValue(chromedp.CSS(`main select[name=module]`), "emails"))
+	b.eval(`(() => { document.querySelector("main select[name=module]").dispatchEvent(new Event("change", {bubbles: true})); return ""; })()`)
+	b.waitText(`main [data-fact="enrich-cost"]`, "EF")
+	b.check("enrich")
+	src := b.eval(`location.pathname`)
+	b.press("main", "Lancer l'enrichissement")
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](fmt.Sprintf(`location.pathname !== %q && !!document.querySelector('main [data-fact="status"]')`, src),
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the enrichment did not open its job: %v\n%s", err, b.eval(`document.body.innerText`))
+	}
+	b.waitText(`main [data-fact="status"]`, "terminé")
+	b.waitText("main .downloads", "CSV")
+	csv = b.eval(`(async () => { const r = await fetch(document.querySelector(".downloads a").href); return r.status + " " + (await r.text()).split("\n")[0]; })()`)
+	if !strings.HasPrefix(csv, "200 ") || !strings.Contains(csv, "email") || !strings.Contains(csv, "place_id") {
+		t.Errorf("enriched download: %.300s", csv)
+	}
 }

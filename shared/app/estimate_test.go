@@ -300,3 +300,45 @@ func TestZoneComplete(t *testing.T) {
 	c.Do("GET", "/api/zones/complete?q=lyon&limit=x", nil).Must(t, 422)
 	e.NewClient().Do("GET", "/api/zones/complete?q=lyon", nil).Must(t, 401)
 }
+
+// TestItemModulesAndEstimate: the modules a job of items can run, and the
+// price of one before it starts, the same as the job is then charged.
+func TestItemModulesAndEstimate(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("modules@example.org", fixturePassword)
+	c.Verify("modules@example.org")
+	mods := c.Do("GET", "/api/modules", nil).Must(t, 200).JSON()["modules"].([]any)
+	var emails map[string]any
+	for _, m := range mods {
+		if m.(map[string]any)["slug"] == "emails" {
+			emails = m.(map[string]any)
+		}
+	}
+	if emails == nil || emails["endpoint"] != "/api/jobs/emails" || emails["ef_per_item"].(float64) <= 0 {
+		t.Fatalf("modules %v", mods)
+	}
+	for _, tt := range []struct {
+		body   map[string]any
+		status int
+	}{
+		{map[string]any{"module": "emails", "count": 100}, 200},
+		{map[string]any{"module": "emails", "count": 100, "mode": "deep"}, 200},
+		{map[string]any{"module": "verify-emails", "count": 3}, 200},
+		{map[string]any{"module": "scrap", "count": 3}, 422},
+		{map[string]any{"module": "emails", "count": 0}, 422},
+		{map[string]any{"module": "emails", "count": 10001}, 422},
+		{map[string]any{"module": "emails", "count": 3, "mode": "fast"}, 422},
+	} {
+		c.Do("POST", "/api/estimate/items", tt.body).Must(t, tt.status)
+	}
+	normal := c.Do("POST", "/api/estimate/items", map[string]any{"module": "emails", "count": 2}).Must(t, 200).JSON()["ef_cost"].(float64)
+	deep := c.Do("POST", "/api/estimate/items", map[string]any{"module": "emails", "count": 2, "mode": "deep"}).Must(t, 200).JSON()["ef_cost"].(float64)
+	if deep <= normal {
+		t.Errorf("deep %v, normal %v", deep, normal)
+	}
+	j := c.Do("POST", "/api/jobs/emails", map[string]any{"items": []map[string]any{{"site_web": "https://a.sim.test"}, {"site_web": "https://b.sim.test"}}}).Must(t, 200).JSON()
+	if j["ef_cost"] != normal {
+		t.Errorf("the job is charged %v, the estimate said %v", j["ef_cost"], normal)
+	}
+}

@@ -7,6 +7,7 @@ import { t, when } from '../i18n.js';
 import { ZoneMap } from '../map.jsx';
 import { navigate } from '../router.jsx';
 import { Notice, Page, useSubmit } from '../ui.jsx';
+import { Enrich } from './enrich.jsx';
 import { Rows } from './rows.jsx';
 
 const terminal = ['done', 'failed', 'cancelled', 'expired'];
@@ -81,6 +82,12 @@ export function Job({ id }) {
             <li><a href={`${base}?format=json`} download>JSON</a></li>
             <li><a href={`${base}?format=xlsx`} download>XLSX</a></li>
           </ul>
+        </section>
+      )}
+      {job.download_available && job.status === 'done' && (
+        <section aria-labelledby="enrich">
+          <h2 id="enrich">{t('enrich')}</h2>
+          <Enrich job={job} />
         </section>
       )}
       {scrape && tiles && (
