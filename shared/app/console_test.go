@@ -369,3 +369,49 @@ func TestConsoleJobJourney(t *testing.T) {
 		t.Errorf("enriched download: %.300s", csv)
 	}
 }
+
+// TestConsoleWebhooks: a person adds a webhook in the console (its secret
+// shown once), an internal address is refused with the API's reason, a
+// finished job's delivery shows with its attempts, and the endpoint is
+// deleted.
+func TestConsoleWebhooks(t *testing.T) {
+	e, rc := startWithReceiver(t, true)
+	const email, password = "hooks-console@example.org", "s3cret-pass"
+	c := e.NewClient()
+	c.Signup(email, password)
+	c.Verify(email)
+	b := newBrowser(t, e)
+	b.open("/login", "Se connecter")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+	b.click(`header a[href="/webhooks"]`)
+	b.waitTitle("Webhooks")
+	b.waitText("main", "Aucun webhook")
+	b.fill("url", "https://intranet.example.com/hook")
+	b.press("main form", "Créer le webhook")
+	b.waitText("main .notice.error", "privée")
+	b.check("webhooks with a refusal")
+	b.fill("url", rc.srv.URL+"/hook")
+	b.press("main form", "Créer le webhook")
+	b.waitText("main .secret", "ne sera plus jamais affiché")
+	if secret := b.eval(`document.querySelector("[data-secret=webhook]").textContent`); !strings.HasPrefix(secret, "whsec_") {
+		t.Errorf("secret shown %q", secret)
+	}
+	b.press("main .secret", "Fermer")
+	b.waitText("main table", rc.srv.URL)
+	// A job that completes is delivered.
+	id := c.Do("POST", "/api/jobs", map[string]any{"queries": []string{"boulangerie"}, "zones": []string{"Villeurbanne"}, "scrap_mode": "fast"}).Must(t, 200).JSON()["id"].(string)
+	waitJob(t, c, id, isDone)
+	for end := time.Now().Add(time.Minute); len(rc.got()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no delivery reached the receiver")
+		}
+	}
+	b.click(`main table button[aria-label^="Envois"]`)
+	b.waitText("main #deliveries + *, main section", "job.completed")
+	b.check("webhook deliveries")
+	b.click(`main table button[aria-label^="Supprimer"]`)
+	b.waitText("main", "Aucun webhook")
+}
