@@ -415,3 +415,69 @@ func TestConsoleWebhooks(t *testing.T) {
 	b.click(`main table button[aria-label^="Supprimer"]`)
 	b.waitText("main", "Aucun webhook")
 }
+
+// TestConsolePipeline: a person checks a pipeline's envelope in the
+// console (text that is not JSON, then a misspelt zone, each refused where
+// it applies), creates it, sees its stages drawn, pauses it by cancelling
+// its running scrape from the stage's job page, continues it, and it ends
+// done with its result to download.
+func TestConsolePipeline(t *testing.T) {
+	e := apptest.Start(t)
+	const email, password = "pipes-console@example.org", "s3cret-pass"
+	c := e.NewClient()
+	c.Signup(email, password)
+	c.Verify(email)
+	b := newBrowser(t, e)
+	b.open("/login", "Se connecter")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+	b.click(`header a[href="/pipelines"]`)
+	b.waitTitle("Pipelines")
+	b.waitText("main", "Aucun pipeline")
+	b.check("pipelines")
+
+	envelope := func(zone string) string {
+		return `{"schema_version":1,"name":"Boulangers et plombiers","meta":{"exported_from":"test","kind":"pipeline"},"definition":{"nodes":[
+{"id":"s","type":"scrap","config":{"queries":["boulangerie","plombier"],"zones":["` + zone + `"],"scrap_mode":"ultra"}},
+{"id":"o","type":"sort","config":{"sort_by":"rating","direction":"desc","top_n":10}}],"edges":[{"from":"s","to":"o"}]}}`
+	}
+	setText := func(v string) {
+		t.Helper()
+		b.eval(fmt.Sprintf(`(() => { const e = document.querySelector("#envelope"); e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); return ""; })()`, v))
+	}
+	setText("pas du json")
+	b.press("main form", "Vérifier")
+	b.waitText("#envelope-check", "pas du JSON")
+	setText(envelope("Villeurbane"))
+	b.press("main form", "Vérifier")
+	b.waitText("#envelope-check", "Zones")
+	b.check("pipeline refused")
+	setText(envelope("France"))
+	b.press("main form", "Vérifier")
+	b.waitText("#envelope-check", "Pipeline valide")
+	b.press("main form", "Créer et lancer")
+	b.waitTitle("Boulangers et plombiers")
+	if n := b.eval(`String(document.querySelectorAll("svg.dag g.node").length)`); n != "2" {
+		t.Errorf("%s stages drawn, want 2", n)
+	}
+	b.check("pipeline")
+	// The scrape stage's job, cancelled once it has rows: the pipeline
+	// pauses on it.
+	b.waitText(`main .stages li[data-node="s"]`, "Job")
+	b.do(chromedp.Click(chromedp.CSS(`main .stages li[data-node="s"] a`)))
+	b.waitText(`main [data-fact="results"]`, "")
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`Number(document.querySelector('main [data-fact="results"]').textContent) > 0`,
+		chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		t.Fatalf("no row: %v", err)
+	}
+	b.press("main .actions", "Annuler")
+	b.waitText(`main [data-fact="status"]`, "annulé")
+	b.do(chromedp.NavigateBack())
+	b.waitTitle("Boulangers et plombiers")
+	b.waitText(`main .stages li[data-node="s"]`, "Continuer")
+	b.press(`main .stages li[data-node="s"]`, "Continuer")
+	b.waitText(`main [data-fact="pipeline-status"]`, "terminé")
+	b.waitText("main .actions", "Télécharger le résultat")
+}

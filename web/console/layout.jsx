@@ -24,6 +24,7 @@ export function Layout({ user, path, onSession, onLang, children }) {
   const nav = [
     ['/new', t('newJob')],
     ['/jobs', t('jobs')],
+    ['/pipelines', t('pipelines')],
     ['/keys', t('keys')],
     ['/webhooks', t('webhooks')],
     ['/account', t('account')],

@@ -11,6 +11,7 @@ import { Job } from './pages/job.jsx';
 import { Jobs } from './pages/jobs.jsx';
 import { Keys } from './pages/keys.jsx';
 import { NewJob } from './pages/newjob.jsx';
+import { Pipeline, Pipelines } from './pages/pipelines.jsx';
 import { Webhooks } from './pages/webhooks.jsx';
 import { match, navigate, useLocation } from './router.jsx';
 import { Page } from './ui.jsx';
@@ -61,6 +62,8 @@ function App() {
     case !!match('/jobs/:id', path): page = <Job id={match('/jobs/:id', path).id} />; break;
     case path === '/keys': page = <Keys />; break;
     case path === '/webhooks': page = <Webhooks />; break;
+    case path === '/pipelines': page = <Pipelines />; break;
+    case !!match('/pipelines/:id', path): page = <Pipeline id={match('/pipelines/:id', path).id} />; break;
     case path === '/account': page = <Account user={user} onSession={setUser} />; break;
     default: page = <Page title={t('notFound')}><p>{path}</p></Page>;
   }

@@ -39,7 +39,10 @@ export function Job({ id }) {
     if (!scrape) return;
     get(`/api/jobs/${encodeURIComponent(id)}/map`).then(setTiles).catch(() => setTiles(null));
   }, [id, scrape, job && job.status, job && job.processed_points]);
-  const cancel = useSubmit(async () => setJob(await post(`/api/jobs/${encodeURIComponent(id)}/cancel`)));
+  const cancel = useSubmit(async () => {
+    await post(`/api/jobs/${encodeURIComponent(id)}/cancel`);
+    await load();
+  });
   const resume = useSubmit(async () => {
     const j = await post(`/api/jobs/${encodeURIComponent(id)}/resume`);
     navigate(`/jobs/${encodeURIComponent(j.id)}`);
