@@ -481,3 +481,55 @@ func TestConsolePipeline(t *testing.T) {
 	b.waitText(`main [data-fact="pipeline-status"]`, "terminé")
 	b.waitText("main .actions", "Télécharger le résultat")
 }
+
+// TestConsoleVeille: a person watches a done scrape from its page; after
+// the world moved a month and a run was computed, the watch's page shows
+// the run's counts, its samples of changes side by side and its reputation
+// signals with their downloads; the list pauses and resumes the watch.
+func TestConsoleVeille(t *testing.T) {
+	e := apptest.Start(t)
+	const email, password = "veille-console@example.org", "s3cret-pass"
+	c := e.NewClient()
+	c.Signup(email, password)
+	c.Verify(email)
+	admin := e.NewClient()
+	admin.Signup(apptest.AdminEmail, fixturePassword)
+	src := scrapeDone(t, c, "Villeurbanne")
+	b := newBrowser(t, e)
+	b.open("/login", "Se connecter")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+	b.open("/jobs/"+src, "boulangerie")
+	b.fill("veille_name", "Boulangeries de Villeurbanne")
+	b.fill("frequency_days", "1")
+	b.press("main form.watch", "Surveiller")
+	b.waitTitle("Boulangeries de Villeurbanne")
+	b.waitText("main table", "référence")
+	id := strings.TrimPrefix(b.eval(`location.pathname`), "/veille/")
+
+	admin.Do("POST", "/api/admin/sim/advance", map[string]any{"days": 30}).Must(t, 200)
+	admin.Do("POST", "/api/admin/veille/"+id+"/run", nil).Must(t, 200)
+	run := tickUntilRun(t, e, c, id)
+	b.open("/veille/"+id, "Boulangeries de Villeurbanne")
+	b.waitText("main #run", "Changements")
+	if n := b.eval(`String(document.querySelectorAll('[data-bucket="new"] li').length)`); n == "0" {
+		t.Errorf("no new place shown (run %v)", run)
+	}
+	if n := b.eval(`String(document.querySelectorAll("table.changes tbody tr").length)`); n == "0" {
+		t.Error("no change shown side by side")
+	}
+	b.check("veille run")
+	got := b.eval(`(async () => { const a = [...document.querySelectorAll(".downloads a")].find(a => a.textContent === "CSV"); const r = await fetch(a.href); return r.status + " " + r.headers.get("Content-Type"); })()`)
+	if !strings.HasPrefix(got, "200 text/csv") {
+		t.Errorf("signals download: %s", got)
+	}
+	b.click(`header a[href="/veille"]`)
+	b.waitTitle("Veille")
+	b.click(`main table button[aria-label^="Mettre en pause"]`)
+	b.waitText("main table", "en pause")
+	b.check("veille list")
+	b.click(`main table button[aria-label^="Reprendre"]`)
+	b.waitText("main table", "active")
+}

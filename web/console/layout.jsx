@@ -25,6 +25,7 @@ export function Layout({ user, path, onSession, onLang, children }) {
     ['/new', t('newJob')],
     ['/jobs', t('jobs')],
     ['/pipelines', t('pipelines')],
+    ['/veille', t('veille')],
     ['/keys', t('keys')],
     ['/webhooks', t('webhooks')],
     ['/account', t('account')],

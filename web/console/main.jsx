@@ -12,6 +12,7 @@ import { Jobs } from './pages/jobs.jsx';
 import { Keys } from './pages/keys.jsx';
 import { NewJob } from './pages/newjob.jsx';
 import { Pipeline, Pipelines } from './pages/pipelines.jsx';
+import { Veille, VeilleList } from './pages/veille.jsx';
 import { Webhooks } from './pages/webhooks.jsx';
 import { match, navigate, useLocation } from './router.jsx';
 import { Page } from './ui.jsx';
@@ -63,6 +64,13 @@ function App() {
     case path === '/keys': page = <Keys />; break;
     case path === '/webhooks': page = <Webhooks />; break;
     case path === '/pipelines': page = <Pipelines />; break;
+    case path === '/veille': page = <VeilleList />; break;
+    case !!match('/veille/:id', path): page = <Veille id={match('/veille/:id', path).id} />; break;
+    case !!match('/veille/:id/runs/:run', path): {
+      const m = match('/veille/:id/runs/:run', path);
+      page = <Veille id={m.id} runID={m.run} />;
+      break;
+    }
     case !!match('/pipelines/:id', path): page = <Pipeline id={match('/pipelines/:id', path).id} />; break;
     case path === '/account': page = <Account user={user} onSession={setUser} />; break;
     default: page = <Page title={t('notFound')}><p>{path}</p></Page>;

@@ -9,6 +9,7 @@ import { navigate } from '../router.jsx';
 import { Notice, Page, useSubmit } from '../ui.jsx';
 import { Enrich } from './enrich.jsx';
 import { Rows } from './rows.jsx';
+import { Watch } from './veille.jsx';
 
 const terminal = ['done', 'failed', 'cancelled', 'expired'];
 
@@ -85,6 +86,12 @@ export function Job({ id }) {
             <li><a href={`${base}?format=json`} download>JSON</a></li>
             <li><a href={`${base}?format=xlsx`} download>XLSX</a></li>
           </ul>
+        </section>
+      )}
+      {scrape && job.status === 'done' && (
+        <section aria-labelledby="watch">
+          <h2 id="watch">{t('watchTitle')}</h2>
+          <Watch jobID={job.id} name={title} />
         </section>
       )}
       {job.download_available && job.status === 'done' && (

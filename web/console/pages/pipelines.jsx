@@ -8,6 +8,7 @@ import { get, post } from '../api.js';
 import { t, when } from '../i18n.js';
 import { Link, navigate } from '../router.jsx';
 import { Notice, Page, useSubmit } from '../ui.jsx';
+import { Watch } from './veille.jsx';
 
 const terminal = ['done', 'failed', 'cancelled'];
 
@@ -148,8 +149,14 @@ export function Pipeline({ id }) {
           <a class="button secondary" href={`/api/jobs/${encodeURIComponent(p.output_job.id)}/download?format=csv`} download>{t('downloadOutput')}</a>
         )}
       </div>
+      {p.status === 'done' && (
+        <section aria-labelledby="watch">
+          <h2 id="watch">{t('watchTitle')}</h2>
+          <Watch pipelineID={p.id} name={p.name} />
+        </section>
+      )}
       <Dag definition={p.definition} status={(n) => lastJob(n)} />
-      <h2>{t('stages')}</h2>
+      <h2>{t('stagesTitle')}</h2>
       <ol class="stages">
         {p.definition.nodes.map((n) => {
           const j = lastJob(n.id);
