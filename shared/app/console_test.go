@@ -244,6 +244,14 @@ func TestConsoleAccountJourney(t *testing.T) {
 	b.waitTitle("Compte")
 	b.waitText("main", "pas encore vérifiée")
 	b.check("account")
+	// On a phone's width nothing spills sideways, and the page still
+	// passes the checker.
+	b.do(chromedp.EmulateViewport(390, 844))
+	if w := b.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); w != "0" {
+		t.Errorf("the account page is %s px wider than a phone", w)
+	}
+	b.check("account on a phone")
+	b.do(chromedp.EmulateViewport(1280, 900))
 
 	b.open("/verify-email?token="+e.Token(email, "verify-email"), "Vérification de l'e-mail")
 	b.waitText("main", "Adresse vérifiée")
@@ -340,6 +348,8 @@ func TestConsoleJobJourney(t *testing.T) {
 	if !strings.HasPrefix(csv, "200 ") || !strings.Contains(csv, "place_id") {
 		t.Errorf("download: %.200s", csv)
 	}
+	// The breakdown by query and zone.
+	b.waitText("main #breakdown + .columns", "Villeurbanne")
 	// The rows, a page at a time, numbers aligned.
 	b.waitText("main .pager", "1–")
 	if n := b.eval(`String(document.querySelectorAll("table.rows tbody tr").length)`); n == "0" {

@@ -18,6 +18,7 @@ export function Job({ id }) {
   const [error, setError] = useState(null);
   const [log, setLog] = useState([]);
   const [tiles, setTiles] = useState(null);
+  const [breakdown, setBreakdown] = useState(null);
   const load = () => get(`/api/jobs/${encodeURIComponent(id)}`).then(setJob).catch((e) => setError(e.message));
   useEffect(() => {
     setJob(null);
@@ -40,6 +41,10 @@ export function Job({ id }) {
     if (!scrape) return;
     get(`/api/jobs/${encodeURIComponent(id)}/map`).then(setTiles).catch(() => setTiles(null));
   }, [id, scrape, job && job.status, job && job.processed_points]);
+  useEffect(() => {
+    if (!scrape) return;
+    get(`/api/jobs/${encodeURIComponent(id)}/breakdown`).then(setBreakdown).catch(() => setBreakdown(null));
+  }, [id, scrape, job && job.status, job && job.results_count]);
   const cancel = useSubmit(async () => {
     await post(`/api/jobs/${encodeURIComponent(id)}/cancel`);
     await load();
@@ -88,6 +93,16 @@ export function Job({ id }) {
           </ul>
         </section>
       )}
+      {breakdown && (Object.keys(breakdown.by_query).length > 0 || Object.keys(breakdown.by_zone).length > 0) && (
+        <section aria-labelledby="breakdown">
+          <h2 id="breakdown">{t('breakdown')}</h2>
+          <div class="columns">
+            <Counts title={t('byQuery')} counts={breakdown.by_query} />
+            <Counts title={t('byZone')} counts={breakdown.by_zone} />
+          </div>
+          {breakdown.dead_queries.length > 0 && <p>{t('deadQueries')} {breakdown.dead_queries.join(', ')}</p>}
+        </section>
+      )}
       {scrape && job.status === 'done' && (
         <section aria-labelledby="watch">
           <h2 id="watch">{t('watchTitle')}</h2>
@@ -120,5 +135,18 @@ export function Job({ id }) {
         </ol>
       </section>
     </Page>
+  );
+}
+
+// Counts is a table of counts by name, the largest first.
+function Counts({ title, counts }) {
+  const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  return (
+    <table>
+      <caption>{title}</caption>
+      <tbody>
+        {rows.map(([k, n]) => <tr key={k}><th scope="row">{k}</th><td class="num">{n}</td></tr>)}
+      </tbody>
+    </table>
   );
 }
