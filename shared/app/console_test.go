@@ -122,6 +122,29 @@ func (b *browser) waitText(sel, want string) {
 	}
 }
 
+// signedIn is a verified account of the app, its API client, and a
+// browser signed in to the console as that person.
+func signedIn(t *testing.T, e *apptest.Env, email string) (*apptest.Client, *browser) {
+	t.Helper()
+	const password = "s3cret-pass"
+	c := e.NewClient()
+	c.Signup(email, password)
+	c.Verify(email)
+	b := newBrowser(t, e)
+	b.login(email, password)
+	return c, b
+}
+
+// login signs in through the console's login page.
+func (b *browser) login(email, password string) {
+	b.t.Helper()
+	b.open("/login", "Se connecter")
+	b.fill("email", email)
+	b.fill("password", password)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Jobs")
+}
+
 // fill types into the field of the form named name.
 func (b *browser) fill(name, value string) {
 	b.t.Helper()
@@ -312,16 +335,7 @@ func TestConsoleAccountJourney(t *testing.T) {
 // CSV; the new-job and job pages pass axe-core.
 func TestConsoleJobJourney(t *testing.T) {
 	e := apptest.Start(t)
-	const email, password = "jobs@example.org", "s3cret-pass"
-	c := e.NewClient()
-	c.Signup(email, password)
-	c.Verify(email)
-	b := newBrowser(t, e)
-	b.open("/login", "Se connecter")
-	b.fill("email", email)
-	b.fill("password", password)
-	b.click(`main button[type=submit]`)
-	b.waitTitle("Jobs")
+	_, b := signedIn(t, e, "jobs@example.org")
 
 	b.click(`header a[href="/new"]`)
 	b.waitTitle("Nouveau job")
@@ -386,16 +400,7 @@ func TestConsoleJobJourney(t *testing.T) {
 // deleted.
 func TestConsoleWebhooks(t *testing.T) {
 	e, rc := startWithReceiver(t, true)
-	const email, password = "hooks-console@example.org", "s3cret-pass"
-	c := e.NewClient()
-	c.Signup(email, password)
-	c.Verify(email)
-	b := newBrowser(t, e)
-	b.open("/login", "Se connecter")
-	b.fill("email", email)
-	b.fill("password", password)
-	b.click(`main button[type=submit]`)
-	b.waitTitle("Jobs")
+	c, b := signedIn(t, e, "hooks-console@example.org")
 	b.click(`header a[href="/webhooks"]`)
 	b.waitTitle("Webhooks")
 	b.waitText("main", "Aucun webhook")
@@ -433,16 +438,7 @@ func TestConsoleWebhooks(t *testing.T) {
 // done with its result to download.
 func TestConsolePipeline(t *testing.T) {
 	e := apptest.Start(t)
-	const email, password = "pipes-console@example.org", "s3cret-pass"
-	c := e.NewClient()
-	c.Signup(email, password)
-	c.Verify(email)
-	b := newBrowser(t, e)
-	b.open("/login", "Se connecter")
-	b.fill("email", email)
-	b.fill("password", password)
-	b.click(`main button[type=submit]`)
-	b.waitTitle("Jobs")
+	_, b := signedIn(t, e, "pipes-console@example.org")
 	b.click(`header a[href="/pipelines"]`)
 	b.waitTitle("Pipelines")
 	b.waitText("main", "Aucun pipeline")
@@ -498,19 +494,10 @@ func TestConsolePipeline(t *testing.T) {
 // signals with their downloads; the list pauses and resumes the watch.
 func TestConsoleVeille(t *testing.T) {
 	e := apptest.Start(t)
-	const email, password = "veille-console@example.org", "s3cret-pass"
-	c := e.NewClient()
-	c.Signup(email, password)
-	c.Verify(email)
+	c, b := signedIn(t, e, "veille-console@example.org")
 	admin := e.NewClient()
 	admin.Signup(apptest.AdminEmail, fixturePassword)
 	src := scrapeDone(t, c, "Villeurbanne")
-	b := newBrowser(t, e)
-	b.open("/login", "Se connecter")
-	b.fill("email", email)
-	b.fill("password", password)
-	b.click(`main button[type=submit]`)
-	b.waitTitle("Jobs")
 	b.open("/jobs/"+src, "boulangerie")
 	b.fill("veille_name", "Boulangeries de Villeurbanne")
 	b.fill("frequency_days", "1")
