@@ -237,11 +237,14 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// WithAPI serves the API under /api/ and the console everywhere else: one
-// origin for the session cookie, as CloudFront gives on AWS (docs/console.md).
+// WithAPI serves the API under /api/ (and its health check, /healthz) and
+// the console everywhere else: one origin for the session cookie, as
+// CloudFront gives on AWS (docs/console.md). The mailed links' paths
+// (/verify-email, /reset-password) are the console's pages: the API's own
+// plain pages for them answer only where no console is served.
 func WithAPI(api, console http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+		if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") || p == "/healthz" {
 			api.ServeHTTP(w, r)
 			return
 		}

@@ -129,7 +129,8 @@ func TestWithAPI(t *testing.T) {
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api") })
 	con := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "console") })
 	h := WithAPI(api, con)
-	for path, want := range map[string]string{"/api/jobs": "api", "/api": "api", "/apis": "console", "/": "console", "/jobs": "console"} {
+	for path, want := range map[string]string{"/api/jobs": "api", "/api": "api", "/healthz": "api", "/apis": "console", "/": "console",
+		"/jobs": "console", "/verify-email": "console"} {
 		if got := get(t, h, "GET", path).Body.String(); got != want {
 			t.Errorf("%s: %s, want %s", path, got, want)
 		}
