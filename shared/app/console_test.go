@@ -314,6 +314,11 @@ func TestConsoleAccountJourney(t *testing.T) {
 	b.check("keys in English")
 	b.click(`header button.secondary`)
 	b.waitTitle("Log in")
+	b.click(`main a[href="/reset-password"]`)
+	b.waitTitle("Reset the password")
+	b.check("reset password")
+	b.click(`main a[href="/login"]`)
+	b.waitTitle("Log in")
 	b.fill("email", email)
 	b.fill("password", password)
 	b.click(`main button[type=submit]`)
@@ -329,13 +334,26 @@ func TestConsoleAccountJourney(t *testing.T) {
 	}
 }
 
-// TestConsoleJobJourney: a person estimates a scrape on the map (a query,
+// TestConsoleJobJourney: a person signs up and verifies the address in the
+// browser, estimates a scrape on the map (a query,
 // a zone picked from the completions with the keyboard, the estimate and
 // the tiles drawn), launches it, watches it reach done and downloads its
 // CSV; the new-job and job pages pass axe-core.
 func TestConsoleJobJourney(t *testing.T) {
 	e := apptest.Start(t)
-	_, b := signedIn(t, e, "jobs@example.org")
+	const email = "jobs@example.org"
+	b := newBrowser(t, e)
+	// From the signup, in the browser only: the person signs up, opens
+	// the mailed link, and goes on to a scrape and its enrichment.
+	b.open("/signup", "Créer un compte")
+	b.fill("email", email)
+	b.fill("password", "s3cret-pass")
+	b.fill("invitation_code", apptest.Code)
+	b.click(`main [name=accept_responsibility]`)
+	b.click(`main button[type=submit]`)
+	b.waitTitle("Compte")
+	b.open("/verify-email?token="+e.Token(email, "verify-email"), "Vérification de l'e-mail")
+	b.waitText("main", "Adresse vérifiée")
 
 	b.click(`header a[href="/new"]`)
 	b.waitTitle("Nouveau job")
