@@ -40,7 +40,7 @@ func (s *Stack) addConsole(stack awscdk.Stack, cfg settings) (awscloudfront.Dist
 	if err != nil {
 		return nil, fmt.Errorf("console: %w (run `make build`, or set -c %s=<dir of the build>)", err, ctxAssetDir)
 	}
-	page, csp, err := console.Page(index, cfg.ConsoleTiles)
+	page, csp, err := console.Page(index, console.Options{Tiles: cfg.ConsoleTiles})
 	if err != nil {
 		return nil, fmt.Errorf("-c %s: %w", ctxConsoleTiles, err)
 	}

@@ -69,7 +69,7 @@ func TestConsoleStack(t *testing.T) {
 		t.Errorf("%d origin access controls", n)
 	}
 	// The pages' policy is the local server's, with the basemap's host.
-	_, csp, err := console.Page([]byte("x"), tiles)
+	_, csp, err := console.Page([]byte("x"), console.Options{Tiles: tiles})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,9 +108,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles})
+	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles, CaptchaSiteKey: cfg.CaptchaSiteKey, CaptchaScript: cfg.CaptchaScript})
 	if err != nil {
-		return fmt.Errorf("SVC_CONSOLE_TILES: %w", err)
+		return fmt.Errorf("the console (SVC_CONSOLE_TILES, SVC_CAPTCHA_SITE_KEY, SVC_CAPTCHA_SCRIPT): %w", err)
 	}
 	srv := newServer(console.WithAPI(a.Server, con), to, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data_dir", cfg.DataDir,

@@ -26,6 +26,12 @@ type Config struct {
 	MailFrom        string
 	CaptchaSecret   string
 	CaptchaURL      string
+	// CaptchaSiteKey is the captcha's public site key, which the web
+	// console's signup page renders the widget with (SVC_CAPTCHA_SITE_KEY);
+	// CaptchaScript is the widget's script (SVC_CAPTCHA_SCRIPT, Cloudflare
+	// Turnstile's by default). docs/console.md.
+	CaptchaSiteKey string
+	CaptchaScript  string
 	TrustedProxies  []netip.Prefix
 	SessionSecret   string // hex; generated into the data dir when empty
 	LogLevel        string
@@ -120,6 +126,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MailFrom:      or(getenv("SVC_MAIL_FROM"), "Prospecting Data Service <no-reply@svc.localhost>"),
 		CaptchaSecret: getenv("SVC_CAPTCHA_SECRET"),
 		CaptchaURL:    or(getenv("SVC_CAPTCHA_VERIFY_URL"), "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		CaptchaSiteKey: strings.TrimSpace(getenv("SVC_CAPTCHA_SITE_KEY")),
+		CaptchaScript:  or(getenv("SVC_CAPTCHA_SCRIPT"), "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit"),
 		SessionSecret: getenv("SVC_SESSION_SECRET"),
 		LogLevel:      or(getenv("SVC_LOG_LEVEL"), "info"),
 	}

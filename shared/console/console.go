@@ -36,6 +36,11 @@ type Options struct {
 	// none: the maps then draw the zones' outlines alone, which works
 	// offline. Its origin is added to the page's image sources.
 	Tiles string
+	// CaptchaSiteKey, when set, makes the signup page render the captcha
+	// widget of CaptchaScript (a Turnstile-compatible script: it defines
+	// turnstile.render) and send its token; the script's origin is added
+	// to the page's script and frame sources.
+	CaptchaSiteKey, CaptchaScript string
 }
 
 // Handler serves the console.
@@ -59,11 +64,11 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
-	tiles, tilesOrigin, err := tileSetting(o.Tiles)
+	set, err := settings(o)
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{files: map[string]file{}, csp: policy(tilesOrigin)}
+	h := &Handler{files: map[string]file{}, csp: policy(set)}
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == "README.md" {
 			return err
@@ -73,7 +78,7 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 			return err
 		}
 		if p == "index.html" {
-			h.page, err = render(b, tiles)
+			h.page, err = render(b, set)
 			return err
 		}
 		h.files["/"+p] = newFile(b, typeOf(p))
@@ -102,44 +107,76 @@ func tileSetting(t string) (tmpl, origin string, err error) {
 	return t, u.Scheme + "://" + u.Host, nil
 }
 
-// render is the console's HTML document (index.html, a template) with the
-// basemap setting.
-func render(index []byte, tiles string) ([]byte, error) {
+// pageSettings are what the document and its policy carry.
+type pageSettings struct {
+	Tiles          string // the basemap's template
+	CaptchaSiteKey string
+	CaptchaScript  string
+	tilesOrigin    string
+	captchaOrigin  string
+}
+
+// settings checks the options.
+func settings(o Options) (pageSettings, error) {
+	var s pageSettings
+	var err error
+	if s.Tiles, s.tilesOrigin, err = tileSetting(o.Tiles); err != nil {
+		return s, err
+	}
+	if o.CaptchaSiteKey != "" {
+		u, err := url.Parse(o.CaptchaScript)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return s, fmt.Errorf("console: the captcha script %q is not an http(s) URL", o.CaptchaScript)
+		}
+		s.CaptchaSiteKey, s.CaptchaScript, s.captchaOrigin = o.CaptchaSiteKey, o.CaptchaScript, u.Scheme+"://"+u.Host
+	}
+	return s, nil
+}
+
+// render is the console's HTML document (index.html, a template) with its
+// settings.
+func render(index []byte, s pageSettings) ([]byte, error) {
 	t, err := template.New("page").Parse(string(index))
 	if err != nil {
 		return nil, fmt.Errorf("console: index.html: %w", err)
 	}
 	var out bytes.Buffer
-	if err := t.Execute(&out, struct{ Tiles string }{tiles}); err != nil {
+	if err := t.Execute(&out, s); err != nil {
 		return nil, fmt.Errorf("console: index.html: %w", err)
 	}
 	return out.Bytes(), nil
 }
 
 // Page is the console's HTML document and its Content-Security-Policy for
-// a basemap setting (Options.Tiles): what a static host (the AWS stack's
-// bucket and CloudFront) serves, the same as Handler.
-func Page(index []byte, tiles string) (page []byte, csp string, err error) {
-	t, origin, err := tileSetting(tiles)
+// the options (the basemap, the captcha): what a static host (the AWS
+// stack's bucket and CloudFront) serves, the same as Handler.
+func Page(index []byte, o Options) (page []byte, csp string, err error) {
+	s, err := settings(o)
 	if err != nil {
 		return nil, "", err
 	}
-	page, err = render(index, t)
+	page, err = render(index, s)
 	if err != nil {
 		return nil, "", err
 	}
-	return page, policy(origin), nil
+	return page, policy(s), nil
 }
 
 // policy is the pages' Content-Security-Policy: the console's own script
 // and style only, nothing inline or evaluated, calls to the same origin,
-// images from it (and a basemap's tile server when one is set), no framing.
-func policy(tiles string) string {
+// images from it (and a basemap's tile server when one is set), no framing;
+// a captcha's script and frame from its provider when one is set.
+func policy(s pageSettings) string {
 	img := "img-src 'self' data:"
-	if tiles != "" {
-		img += " " + tiles
+	if s.tilesOrigin != "" {
+		img += " " + s.tilesOrigin
 	}
-	return "default-src 'none'; script-src 'self'; style-src 'self'; " + img + "; connect-src 'self'; " +
+	script, frame := "script-src 'self'", ""
+	if s.captchaOrigin != "" {
+		script += " " + s.captchaOrigin
+		frame = "frame-src " + s.captchaOrigin + "; "
+	}
+	return "default-src 'none'; " + script + "; style-src 'self'; " + img + "; connect-src 'self'; " + frame +
 		"font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }
 

@@ -163,3 +163,31 @@ func TestBundleWeight(t *testing.T) {
 		t.Errorf("script %d bytes gzipped, over %d", total, limit)
 	}
 }
+
+// TestCaptchaPolicy: a captcha's provider joins the scripts and frames the
+// policy allows and its key reaches the page; without a key, neither.
+func TestCaptchaPolicy(t *testing.T) {
+	h, err := newHandler(bundleWithCaptcha(), Options{CaptchaSiteKey: "k1", CaptchaScript: "https://challenges.example.com/api.js?render=explicit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := get(t, h, "GET", "/signup")
+	csp := w.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self' https://challenges.example.com;") || !strings.Contains(csp, "frame-src https://challenges.example.com;") ||
+		!strings.Contains(w.Body.String(), `content="k1"`) {
+		t.Errorf("%s\n%s", csp, w.Body)
+	}
+	h, _ = newHandler(bundleWithCaptcha(), Options{CaptchaScript: "https://challenges.example.com/api.js"})
+	if w := get(t, h, "GET", "/signup"); strings.Contains(w.Header().Get("Content-Security-Policy"), "challenges") || !strings.Contains(w.Body.String(), `content=""`) {
+		t.Errorf("no key: %v %s", w.Header(), w.Body)
+	}
+	if _, err := newHandler(bundleWithCaptcha(), Options{CaptchaSiteKey: "k1", CaptchaScript: "javascript:alert(1)"}); err == nil {
+		t.Error("a script that is no http(s) URL accepted")
+	}
+}
+
+func bundleWithCaptcha() fstest.MapFS {
+	b := bundle()
+	b["assets/index.html"] = &fstest.MapFile{Data: []byte(`<meta name="svc-captcha" content="{{.CaptchaSiteKey}}" data-script="{{.CaptchaScript}}"><script type="module" src="/app.js"></script>`)}
+	return b
+}

@@ -181,7 +181,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 		<-workDone
 		q.Close()
 	})
-	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles})
+	con, err := console.New(console.Options{Tiles: cfg.ConsoleTiles, CaptchaSiteKey: cfg.CaptchaSiteKey, CaptchaScript: cfg.CaptchaScript})
 	if err != nil {
 		t.Fatal(err)
 	}

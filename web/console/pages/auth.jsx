@@ -1,7 +1,7 @@
 // The pages of a person without a session, and the links of the mails:
 // log in, sign up, verify the address, reset the password.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { t } from '../i18n.js';
 import { Link, navigate } from '../router.jsx';
@@ -34,9 +34,11 @@ export function Signup({ onSession }) {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [accept, setAccept] = useState(false);
+  const [token, setToken] = useState(null);
+  const captcha = captchaSetting();
   const f = useSubmit(async () => {
     const r = await post('/api/auth/signup', {
-      email, password, invitation_code: code, accept_responsibility: accept, captcha_token: null,
+      email, password, invitation_code: code, accept_responsibility: accept, captcha_token: token,
     });
     onSession(r.user);
     navigate('/account', true);
@@ -50,7 +52,8 @@ export function Signup({ onSession }) {
           error={f.fields.password} hint={t('passwordHint')} required />
         <Field label={t('invitation')} name="invitation_code" value={code} onInput={setCode} error={f.fields.invitation_code} required />
         <Check label={t('accept')} name="accept_responsibility" checked={accept} onChange={setAccept} error={f.fields.accept_responsibility} />
-        <button type="submit" disabled={f.busy}>{t('signup')}</button>
+        {captcha && <Captcha setting={captcha} onToken={setToken} error={f.fields.captcha_token} />}
+        <button type="submit" disabled={f.busy || (captcha && !token)}>{t('signup')}</button>
       </form>
       <p>{t('haveAccount')} <Link href="/login">{t('login')}</Link></p>
     </Page>
@@ -113,5 +116,50 @@ export function ResetPassword({ query }) {
       )}
       <p><Link href="/login">{t('login')}</Link></p>
     </Page>
+  );
+}
+
+// captchaSetting is the captcha the server asks for at signup: its site
+// key and the widget's script, or null.
+function captchaSetting() {
+  const m = document.querySelector('meta[name="svc-captcha"]');
+  return m && m.content ? { key: m.content, script: m.dataset.script } : null;
+}
+
+// Captcha loads the provider's widget (a Turnstile-compatible script) and
+// hands its token to the form; a widget that cannot load says so.
+function Captcha({ setting, onToken, error }) {
+  const el = useRef(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let done = false;
+    const draw = () => {
+      if (done || !window.turnstile || !el.current) return;
+      done = true;
+      window.turnstile.render(el.current, {
+        sitekey: setting.key,
+        callback: (tok) => onToken(tok),
+        'expired-callback': () => onToken(null),
+        'error-callback': () => setFailed(true),
+      });
+    };
+    if (window.turnstile) {
+      draw();
+    } else {
+      const sc = document.createElement('script');
+      sc.src = setting.script;
+      sc.async = true;
+      sc.onload = draw;
+      sc.onerror = () => setFailed(true);
+      document.head.appendChild(sc);
+    }
+  }, []);
+  return (
+    <div class="field">
+      <span class="label" id="captcha-label">{t('captcha')}</span>
+      <div ref={el} role="group" aria-labelledby="captcha-label" />
+      {failed && <p class="error" role="alert">{t('captchaFailed')}</p>}
+      {error && <p class="error">{error}</p>}
+    </div>
   );
 }
