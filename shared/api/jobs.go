@@ -238,6 +238,20 @@ func (s *Server) jobRoutes() []Route {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/api/jobs/{id}/places", Auth: Any, Tag: "jobs",
+			Summary: "A scrape's places to draw on its map: the first 5,000 rows of its output with their coordinates " +
+				"and names (the CSV has no coordinates), and the output's row count; none for other jobs",
+			Response: jobs.MapPlaces{}, Status: http.StatusOK, Errors: []int{401, 403, 404},
+			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+				m, err := js.Places(r.Context(), c.User.ID, r.PathValue("id"))
+				if err != nil {
+					return err
+				}
+				writeJSON(w, http.StatusOK, m)
+				return nil
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/api/jobs/{id}/map", Auth: Any, Tag: "jobs",
 			Summary:  "The job's base tiles with their bounds and whether each was processed, and the processed ratio",
 			Response: jobs.TileMap{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404},

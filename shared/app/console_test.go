@@ -379,11 +379,23 @@ func TestConsoleJobJourney(t *testing.T) {
 	b.check("new job")
 	b.press("main form", "Lancer le job")
 	b.waitText(`main [data-fact="status"]`, "terminé")
+	// The list: the job done, its bar full, kept live by its stream.
+	b.click(`header a[href="/jobs"]`)
+	b.waitTitle("Jobs")
+	b.waitText(`main table tbody tr [data-fact="status"]`, "terminé")
+	if v := b.eval(`(() => { const p = document.querySelector("main table tbody tr progress"); return p ? p.value + "/" + p.max : ""; })()`); v == "" || strings.Split(v, "/")[0] != strings.Split(v, "/")[1] {
+		t.Errorf("progress bar %q", v)
+	}
+	b.check("jobs with one done")
+	b.do(chromedp.NavigateBack())
+	b.waitText(`main [data-fact="status"]`, "terminé")
 	b.waitText("main .downloads", "CSV")
 	csv := b.eval(`(async () => { const r = await fetch(document.querySelector(".downloads a").href); return r.status + " " + (await r.text()).split("\n")[0]; })()`)
 	if !strings.HasPrefix(csv, "200 ") || !strings.Contains(csv, "place_id") {
 		t.Errorf("download: %.200s", csv)
 	}
+	// The places found, on the map.
+	b.waitText(".map figcaption", "lieux sur la carte")
 	// The breakdown by query and zone.
 	b.waitText("main #breakdown + .columns", "Villeurbanne")
 	// The rows, a page at a time, numbers aligned.
@@ -491,6 +503,23 @@ func TestConsolePipeline(t *testing.T) {
 		t.Errorf("%s stages drawn, want 2", n)
 	}
 	b.check("pipeline")
+	pipelinePage := b.eval(`location.pathname`)
+	// The jobs list follows the running scrape live: its count of rows
+	// grows on the page, which is not read again.
+	b.click(`header a[href="/jobs"]`)
+	b.waitTitle("Jobs")
+	b.waitText(`main table tbody tr [data-fact="status"]`, "en cours")
+	b.eval(`(() => { window.__listLoads = performance.getEntriesByType("resource").filter(r => r.name.endsWith("/api/jobs")).length;
+  window.__rows0 = Number(document.querySelector('main table tbody tr [data-fact="results"]').textContent); return ""; })()`)
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`Number(document.querySelector('main table tbody tr [data-fact="results"]').textContent) > window.__rows0`,
+		chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		t.Fatalf("the list never showed the running job's rows: %v", err)
+	}
+	if again := b.eval(`String(performance.getEntriesByType("resource").filter(r => r.name.endsWith("/api/jobs")).length - window.__listLoads)`); again != "0" {
+		t.Errorf("the list was read again %s times: the stream should carry the progress", again)
+	}
+	b.check("jobs while one runs")
+	b.open(pipelinePage, "Boulangers et plombiers")
 	// The scrape stage's job, cancelled once it has rows: the pipeline
 	// pauses on it.
 	b.waitText(`main .stages li[data-node="s"]`, "Job")

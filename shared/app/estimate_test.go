@@ -342,3 +342,39 @@ func TestItemModulesAndEstimate(t *testing.T) {
 		t.Errorf("the job is charged %v, the estimate said %v", j["ef_cost"], normal)
 	}
 }
+
+// TestJobPlaces: a done scrape's places carry coordinates in its zone and
+// the output's names; another person's job is a 404.
+func TestJobPlaces(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("places@example.org", fixturePassword)
+	c.Verify("places@example.org")
+	id := scrapeDone(t, c, "Villeurbanne")
+	var got struct {
+		Places []struct {
+			Lat, Lon float64
+			Nom      string
+		} `json:"places"`
+		Total int `json:"total"`
+	}
+	if err := json.Unmarshal(c.Do("GET", "/api/jobs/"+id+"/places", nil).Must(t, 200).Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, c, id)
+	if len(got.Places) == 0 || len(got.Places) != got.Total || got.Total != len(rows)-1 {
+		t.Fatalf("%d places, total %d, %d rows", len(got.Places), got.Total, len(rows)-1)
+	}
+	names := map[string]bool{}
+	for _, r := range rows[1:] {
+		names[r[indexOf(rows[0], "nom")]] = true
+	}
+	for _, p := range got.Places {
+		if p.Lat < 45.74 || p.Lat > 45.80 || p.Lon < 4.85 || p.Lon > 4.93 || !names[p.Nom] {
+			t.Fatalf("place %+v is not one of Villeurbanne's rows", p)
+		}
+	}
+	o := e.NewClient()
+	o.Signup("places-other@example.org", fixturePassword)
+	o.Do("GET", "/api/jobs/"+id+"/places", nil).Must(t, 404)
+}

@@ -146,6 +146,8 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 type merged struct {
 	rows, duplicates, foreign, perPhone int
 	byQuery, byZone                     map[string]int
+	// places are the first rows' coordinates, for the job's map.
+	places []jobs.MapPlace
 }
 
 // merge writes the output from the parts, in task order: the first row of
@@ -213,6 +215,9 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 			out.rows++
 			out.byQuery[r.Query]++
 			out.byZone[r.Zone]++
+			if len(out.places) < jobs.MaxMapPlaces && (r.Lat != 0 || r.Lon != 0) {
+				out.places = append(out.places, jobs.MapPlace{Lat: r.Lat, Lon: r.Lon, Name: r.Name})
+			}
 			return w.Write(placerow.Cells(r, agg, j.ExtraColumns, j.IncludeReviews))
 		})
 		if err != nil {
@@ -227,6 +232,14 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 	}
 	if perr != nil {
 		return merged{}, fmt.Errorf("write the output of job %s: %w", j.ID, perr)
+	}
+	// The places to draw, beside the output (the CSV has no coordinates).
+	b, err := json.Marshal(out.places)
+	if err != nil {
+		return merged{}, err
+	}
+	if _, err := e.d.Files.Put(ctx, jobs.PlacesKey(j.ID), bytes.NewReader(b), "application/json"); err != nil {
+		return merged{}, fmt.Errorf("write the places of job %s: %w", j.ID, err)
 	}
 	return out, nil
 }

@@ -19,6 +19,7 @@ export function Job({ id }) {
   const [log, setLog] = useState([]);
   const [tiles, setTiles] = useState(null);
   const [breakdown, setBreakdown] = useState(null);
+  const [places, setPlaces] = useState([]);
   const load = () => get(`/api/jobs/${encodeURIComponent(id)}`).then(setJob).catch((e) => setError(e.message));
   useEffect(() => {
     setJob(null);
@@ -45,6 +46,11 @@ export function Job({ id }) {
     if (!scrape) return;
     get(`/api/jobs/${encodeURIComponent(id)}/breakdown`).then(setBreakdown).catch(() => setBreakdown(null));
   }, [id, scrape, job && job.status, job && job.results_count]);
+  // The places found, once the output is written.
+  useEffect(() => {
+    if (!scrape || !job.download_available) return;
+    get(`/api/jobs/${encodeURIComponent(id)}/places`).then((p) => setPlaces(p.places)).catch(() => setPlaces([]));
+  }, [id, scrape, job && job.download_available]);
   const cancel = useSubmit(async () => {
     await post(`/api/jobs/${encodeURIComponent(id)}/cancel`);
     await load();
@@ -119,7 +125,8 @@ export function Job({ id }) {
         <section aria-labelledby="map">
           <h2 id="map">{t('mapTitle')}</h2>
           <ZoneMap label={t('mapTitle')} tiles={tiles.tiles.map((x) => x.bounds)} done={tiles.tiles.map((x) => x.processed === 1)}
-            summary={`${Math.round(tiles.processed_ratio * 100)} % ${t('tilesSearched')}`} />
+            places={places.map((p) => ({ lat: p.lat, lon: p.lon, name: p.nom }))}
+            summary={`${Math.round(tiles.processed_ratio * 100)} % ${t('tilesSearched')}` + (places.length ? ` · ${places.length} ${t('placesShown')}` : '')} />
         </section>
       )}
       {job.download_available && (
