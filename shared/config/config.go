@@ -32,9 +32,9 @@ type Config struct {
 	// Turnstile's by default). docs/console.md.
 	CaptchaSiteKey string
 	CaptchaScript  string
-	TrustedProxies  []netip.Prefix
-	SessionSecret   string // hex; generated into the data dir when empty
-	LogLevel        string
+	TrustedProxies []netip.Prefix
+	SessionSecret  string // hex; generated into the data dir when empty
+	LogLevel       string
 	// EFQuota and EFCostThreshold override the EF model's defaults
 	// (shared/pricing) when set: SVC_EF_QUOTA, SVC_EF_COST_THRESHOLD.
 	EFQuota         *float64
@@ -121,15 +121,15 @@ const (
 // FromEnv reads the configuration; getenv is os.Getenv outside tests.
 func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
-		Addr:          or(getenv("SVC_ADDR"), "127.0.0.1:8080"),
-		DataDir:       or(getenv("SVC_DATA_DIR"), "./.data"),
-		MailFrom:      or(getenv("SVC_MAIL_FROM"), "Prospecting Data Service <no-reply@svc.localhost>"),
-		CaptchaSecret: getenv("SVC_CAPTCHA_SECRET"),
-		CaptchaURL:    or(getenv("SVC_CAPTCHA_VERIFY_URL"), "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+		Addr:           or(getenv("SVC_ADDR"), "127.0.0.1:8080"),
+		DataDir:        or(getenv("SVC_DATA_DIR"), "./.data"),
+		MailFrom:       or(getenv("SVC_MAIL_FROM"), "Prospecting Data Service <no-reply@svc.localhost>"),
+		CaptchaSecret:  getenv("SVC_CAPTCHA_SECRET"),
+		CaptchaURL:     or(getenv("SVC_CAPTCHA_VERIFY_URL"), "https://challenges.cloudflare.com/turnstile/v0/siteverify"),
 		CaptchaSiteKey: strings.TrimSpace(getenv("SVC_CAPTCHA_SITE_KEY")),
 		CaptchaScript:  or(getenv("SVC_CAPTCHA_SCRIPT"), "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit"),
-		SessionSecret: getenv("SVC_SESSION_SECRET"),
-		LogLevel:      or(getenv("SVC_LOG_LEVEL"), "info"),
+		SessionSecret:  getenv("SVC_SESSION_SECRET"),
+		LogLevel:       or(getenv("SVC_LOG_LEVEL"), "info"),
 	}
 	c.BaseURL = strings.TrimRight(or(getenv("SVC_BASE_URL"), "http://"+c.Addr), "/")
 	c.InvitationCodes = list(getenv("SVC_INVITATION_CODES"))
