@@ -29,7 +29,8 @@ func banner(cfg config.Config, dev config.LocalDev, listen string) string {
 		for i, c := range cfg.InvitationCodes {
 			codes[i] = fmt.Sprintf("%q", c)
 		}
-		line("Sign up", "POST %s/api/auth/signup with the invitation code %s", cfg.BaseURL, strings.Join(codes, " or "))
+		line("Sign up", "in the console at %s/signup, or POST %s/api/auth/signup, with the invitation code %s",
+			cfg.BaseURL, cfg.BaseURL, strings.Join(codes, " or "))
 	}
 	if len(cfg.AdminEmails) == 0 {
 		line("Admin", "none (set SVC_ADMIN_EMAILS)")

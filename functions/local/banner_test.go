@@ -28,7 +28,7 @@ func TestBanner(t *testing.T) {
 			listen: "127.0.0.1:8080",
 			want: []string{
 				"URL           http://127.0.0.1:8080\n",
-				`Sign up       POST http://127.0.0.1:8080/api/auth/signup with the invitation code "bienvenue"`,
+				`Sign up       in the console at http://127.0.0.1:8080/signup, or POST http://127.0.0.1:8080/api/auth/signup, with the invitation code "bienvenue"`,
 				"Admin         admin@example.org",
 				"written as .eml files to " + outbox,
 				"the SIMULATED world (SVC_MAP_PROVIDER=sim)",

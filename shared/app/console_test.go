@@ -248,7 +248,8 @@ func (b *browser) shoot(page string) {
 // revokes it, changes language, logs out and in again; no page has a
 // serious accessibility finding or breaks its policy, nothing but the
 // language is kept in the browser's storage, the session cookie is out of
-// the page's reach, and the browser asks nothing of another origin.
+// the page's reach, and the browser asks nothing of another origin; the
+// account's export downloads, and the account is deleted.
 func TestConsoleAccountJourney(t *testing.T) {
 	e := apptest.Start(t)
 	b := newBrowser(t, e)
@@ -328,6 +329,18 @@ func TestConsoleAccountJourney(t *testing.T) {
 	b.click(`main button[type=submit]`)
 	b.waitTitle("Jobs")
 	b.check("jobs")
+
+	// The account's export, then its deletion, confirmed by the email
+	// (the console is in English since the switch).
+	b.open("/account", "Account")
+	got := b.eval(`(async () => { const r = await fetch(document.querySelector('a[href="/api/auth/me/export"]').href); return r.status + " " + r.headers.get("Content-Type"); })()`)
+	if got != "200 application/zip" {
+		t.Errorf("export: %s", got)
+	}
+	b.fill("confirm_email", email)
+	b.press("main section.danger", "Delete for good")
+	b.waitTitle("Sign up")
+	e.NewClient().Do("POST", "/api/auth/login", map[string]any{"email": email, "password": password}).Must(t, 401)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
