@@ -222,6 +222,19 @@ func (b *browser) check(page string) {
 	}
 }
 
+// phone checks the page at a phone's width (390 px): nothing spills
+// sideways (wide tables scroll in their own box), and axe-core again.
+func (b *browser) phone(page string) {
+	b.t.Helper()
+	b.do(chromedp.EmulateViewport(390, 844))
+	defer b.do(chromedp.EmulateViewport(1280, 900))
+	b.do(chromedp.Sleep(200 * time.Millisecond))
+	if w := b.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); w != "0" {
+		b.t.Errorf("%s: %s px wider than a phone", page, w)
+	}
+	b.check(page + " on a phone")
+}
+
 // shoot saves a screenshot of the page into SVC_CONSOLE_SHOTS, when set
 // (docs/console.md's pictures: SVC_CONSOLE_SHOTS=docs/console go test
 // -run TestConsole ./shared/app).
@@ -272,14 +285,7 @@ func TestConsoleAccountJourney(t *testing.T) {
 	b.waitTitle("Compte")
 	b.waitText("main", "pas encore vérifiée")
 	b.check("account")
-	// On a phone's width nothing spills sideways, and the page still
-	// passes the checker.
-	b.do(chromedp.EmulateViewport(390, 844))
-	if w := b.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); w != "0" {
-		t.Errorf("the account page is %s px wider than a phone", w)
-	}
-	b.check("account on a phone")
-	b.do(chromedp.EmulateViewport(1280, 900))
+	b.phone("account")
 
 	b.open("/verify-email?token="+e.Token(email, "verify-email"), "Vérification de l'e-mail")
 	b.waitText("main", "Adresse vérifiée")
@@ -390,6 +396,7 @@ func TestConsoleJobJourney(t *testing.T) {
 		t.Error("the map drew nothing")
 	}
 	b.check("new job")
+	b.phone("new job")
 	b.press("main form", "Lancer le job")
 	b.waitText(`main [data-fact="status"]`, "terminé")
 	// The list: the job done, its bar full, kept live by its stream.
@@ -421,6 +428,7 @@ func TestConsoleJobJourney(t *testing.T) {
 	}
 	b.waitText("main .log", "")
 	b.check("job")
+	b.phone("job")
 
 	// Enrich the rows with emails: the cost shows before the start.
 	b.do(chromedp.SetValue(chromedp.CSS(`main select[name=module]`), "emails"))
@@ -516,6 +524,7 @@ func TestConsolePipeline(t *testing.T) {
 		t.Errorf("%s stages drawn, want 2", n)
 	}
 	b.check("pipeline")
+	b.phone("pipeline")
 	pipelinePage := b.eval(`location.pathname`)
 	// The jobs list follows the running scrape live: its count of rows
 	// grows on the page, which is not read again.
@@ -582,6 +591,7 @@ func TestConsoleVeille(t *testing.T) {
 		t.Error("no change shown side by side")
 	}
 	b.check("veille run")
+	b.phone("veille run")
 	got := b.eval(`(async () => { const a = [...document.querySelectorAll(".downloads a")].find(a => a.textContent === "CSV"); const r = await fetch(a.href); return r.status + " " + r.headers.get("Content-Type"); })()`)
 	if !strings.HasPrefix(got, "200 text/csv") {
 		t.Errorf("signals download: %s", got)

@@ -39,7 +39,7 @@ export function Jobs() {
       <p><Link class="button" href="/new">{t('newJob')}</Link></p>
       <Notice kind="error">{error}</Notice>
       {jobs === null ? !error && <p role="status">{t('loading')}</p> : jobs.length === 0 ? <p>{t('noJobs')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('jobs')}>
           <table>
             <caption class="visually-hidden">{t('jobs')}</caption>
             <thead>

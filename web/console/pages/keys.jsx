@@ -46,7 +46,7 @@ export function Keys() {
       )}
       <Notice kind="error">{loadError}</Notice>
       {keys === null ? <p role="status">{t('loading')}</p> : keys.length === 0 ? <p>{t('noKeys')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('keys')}>
           <table>
             <caption class="visually-hidden">{t('keys')}</caption>
             <thead>

@@ -24,7 +24,7 @@ export function Pipelines() {
       <h2>{t('pipelinesList')}</h2>
       <Notice kind="error">{error}</Notice>
       {list === null ? !error && <p role="status">{t('loading')}</p> : list.length === 0 ? <p>{t('noPipelines')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('pipelines')}>
           <table>
             <caption class="visually-hidden">{t('pipelines')}</caption>
             <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('status')}</th><th scope="col">{t('progress')}</th>

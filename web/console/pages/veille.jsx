@@ -51,7 +51,7 @@ export function VeilleList() {
       <p class="hint">{t('veilleHint')}</p>
       <Notice kind="error">{error}</Notice>
       {items === null ? !error && <p role="status">{t('loading')}</p> : items.length === 0 ? <p>{t('noVeille')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('veille')}>
           <table>
             <caption class="visually-hidden">{t('veille')}</caption>
             <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('status')}</th><th scope="col">{t('every')}</th>
@@ -98,7 +98,7 @@ export function Veille({ id, runID }) {
     <Page title={v.name} wide>
       <p class="subtitle">{t('every')} {v.frequency_days} {t('days')} · {t('nextRun')} {when(v.next_run_at)} · {t('veille_' + v.status)}</p>
       <h2>{t('runs')}</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={t('runs')}>
         <table>
           <caption class="visually-hidden">{t('runs')}</caption>
           <thead><tr><th scope="col">{t('when')}</th><th scope="col">{t('total')}</th><th scope="col">{t('newRows')}</th>
@@ -148,7 +148,7 @@ function Run({ veille, run }) {
         </div>
       </div>
       <h3>{t('modifiedRows')} ({r.modified_count})</h3>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={t('modifiedRows')}>
         <table class="changes">
           <caption class="visually-hidden">{t('modifiedRows')}</caption>
           <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('field')}</th><th scope="col">{t('before')}</th><th scope="col">{t('after')}</th></tr></thead>
@@ -169,7 +169,7 @@ function Run({ veille, run }) {
         {['csv', 'json', 'xlsx'].map((f) => <li key={f}><a href={`${base}/signals.${f}`} download>{f.toUpperCase()}</a></li>)}
       </ul>
       {sig.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('signals')}>
           <table>
             <caption class="visually-hidden">{t('signals')}</caption>
             <thead><tr><th scope="col">{t('name')}</th><th scope="col">{t('ratingBefore')}</th><th scope="col">{t('ratingAfter')}</th>

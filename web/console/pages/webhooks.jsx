@@ -61,7 +61,7 @@ export function Webhooks() {
       )}
       <Notice kind="error">{error}</Notice>
       {hooks === null ? !error && <p role="status">{t('loading')}</p> : hooks.length === 0 ? <p>{t('noWebhooks')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('webhooks')}>
           <table>
             <caption class="visually-hidden">{t('webhooks')}</caption>
             <thead><tr><th scope="col">URL</th><th scope="col">{t('events')}</th><th scope="col">{t('status')}</th>
@@ -100,7 +100,7 @@ function Deliveries({ id }) {
       <h2 id="deliveries">{t('deliveries')}</h2>
       <Notice kind="error">{error}</Notice>
       {list === null ? !error && <p role="status">{t('loading')}</p> : list.length === 0 ? <p>{t('noDeliveries')}</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('deliveries')}>
           <table>
             <caption class="visually-hidden">{t('deliveries')}</caption>
             <thead><tr><th scope="col">{t('event')}</th><th scope="col">{t('status')}</th><th scope="col">{t('attempts')}</th>
