@@ -430,9 +430,19 @@ func TestConsoleJobJourney(t *testing.T) {
 	b.check("job")
 	b.phone("job")
 
+	// A module's options: the reviews' count and period.
+	pick := func(module string) {
+		t.Helper()
+		b.do(chromedp.SetValue(chromedp.CSS(`main select[name=module]`), module))
+		b.eval(`(() => { document.querySelector("main select[name=module]").dispatchEvent(new Event("change", {bubbles: true})); return ""; })()`)
+	}
+	pick("reviews")
+	b.waitText(`main [data-fact="enrich-cost"]`, "EF")
+	if n := b.eval(`String(document.querySelectorAll("main [name=max_reviews], main [name=period_months]").length)`); n != "2" {
+		t.Errorf("%s review options shown, want 2", n)
+	}
 	// Enrich the rows with emails: the cost shows before the start.
-	b.do(chromedp.SetValue(chromedp.CSS(`main select[name=module]`), "emails"))
-	b.eval(`(() => { document.querySelector("main select[name=module]").dispatchEvent(new Event("change", {bubbles: true})); return ""; })()`)
+	pick("emails")
 	b.waitText(`main [data-fact="enrich-cost"]`, "EF")
 	b.check("enrich")
 	src := b.eval(`location.pathname`)

@@ -225,6 +225,9 @@ const words = {
     cost: 'Coût :',
     rowsLower: 'lignes',
     enrichLaunch: "Lancer l'enrichissement",
+    maxReviews: 'Avis par lieu (1 à 100)',
+    periodMonths: 'Sur les derniers mois',
+    periodHint: '0 : sans limite de date.',
   },
   en: {
     appName: 'Prospecting console',
@@ -429,6 +432,9 @@ const words = {
     cost: 'Cost:',
     rowsLower: 'rows',
     enrichLaunch: 'Launch the enrichment',
+    maxReviews: 'Reviews per place (1 to 100)',
+    periodMonths: 'Over the last months',
+    periodHint: '0: no date limit.',
   },
 };
 

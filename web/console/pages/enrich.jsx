@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { t } from '../i18n.js';
 import { navigate } from '../router.jsx';
-import { Notice, useSubmit } from '../ui.jsx';
+import { Field, Notice, useSubmit } from '../ui.jsx';
 
 const maxItems = 10000;
 
@@ -15,6 +15,8 @@ export function Enrich({ job }) {
   const [slug, setSlug] = useState('');
   const [deep, setDeep] = useState(false);
   const [shot, setShot] = useState(false);
+  const [maxReviews, setMaxReviews] = useState('10');
+  const [months, setMonths] = useState('0');
   const [cost, setCost] = useState(null);
   const [error, setError] = useState(null);
   const count = job.results_count || 0;
@@ -27,6 +29,15 @@ export function Enrich({ job }) {
     if (slug === 'brand_assets') o.capture_screenshot = shot;
     return o;
   };
+  // Options that change what a job does, not its price.
+  const jobOptions = () => {
+    const o = options();
+    if (slug === 'reviews') {
+      o.max_reviews = Number(maxReviews);
+      o.period_months = Number(months);
+    }
+    return o;
+  };
   useEffect(() => {
     setCost(null);
     if (!slug || count < 1 || count > maxItems) return;
@@ -35,7 +46,7 @@ export function Enrich({ job }) {
   const launch = useSubmit(async () => {
     const m = modules.find((x) => x.slug === slug);
     const rows = await get(`/api/jobs/${encodeURIComponent(job.id)}/items?limit=${maxItems}`);
-    const j = await post(m.endpoint, { items: rows.items, source_job_id: job.id, ...options() });
+    const j = await post(m.endpoint, { items: rows.items, source_job_id: job.id, ...jobOptions() });
     navigate(`/jobs/${encodeURIComponent(j.id)}`);
   });
   if (!modules) return error ? <Notice kind="error">{error}</Notice> : <p role="status">{t('loading')}</p>;
@@ -56,6 +67,13 @@ export function Enrich({ job }) {
       )}
       {slug === 'brand_assets' && (
         <label class="radio"><input type="checkbox" name="capture_screenshot" checked={shot} onChange={(e) => setShot(e.currentTarget.checked)} /> {t('screenshot')}</label>
+      )}
+      {slug === 'reviews' && (
+        <div class="inline-fields">
+          <Field label={t('maxReviews')} name="max_reviews" type="number" min="1" max="100" value={maxReviews} onInput={setMaxReviews} error={launch.fields.max_reviews} />
+          <Field label={t('periodMonths')} name="period_months" type="number" min="0" max="120" value={months} onInput={setMonths}
+            hint={t('periodHint')} error={launch.fields.period_months} />
+        </div>
       )}
       {count > maxItems && <Notice kind="error">{t('tooManyRows')}</Notice>}
       {cost && <p data-fact="enrich-cost" aria-live="polite">{t('cost')} {cost.ef_cost} EF · {cost.count} {t('rowsLower')}</p>}
