@@ -6,7 +6,6 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/provider/sim"
 )
 
 // SimAdvance is the body of POST /api/admin/sim/advance.
@@ -42,7 +41,7 @@ func (s *Server) adminRoutes() []Route {
 			Summary: "Move the simulated world forward by days (sim provider only; 404 otherwise)",
 			Request: SimAdvance{}, Response: SimDay{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422},
 			Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
-				if s.d.SimDays == nil {
+				if s.d.World == nil {
 					return apperr.New(apperr.NotFound, "Route inconnue : le fournisseur de carte n'est pas simulé",
 						"Unknown route: the map provider is not the simulated one")
 				}
@@ -50,11 +49,11 @@ func (s *Server) adminRoutes() []Route {
 				if err := decode(r, &req); err != nil {
 					return err
 				}
-				if req.Days < 1 || req.Days > sim.MaxAdvance {
+				if most := s.d.World.MaxAdvance(); req.Days < 1 || req.Days > most {
 					return apperr.Fields(apperr.Field("days",
-						fmt.Sprintf("entre 1 et %d", sim.MaxAdvance), fmt.Sprintf("between 1 and %d", sim.MaxAdvance)))
+						fmt.Sprintf("entre 1 et %d", most), fmt.Sprintf("between 1 and %d", most)))
 				}
-				day, err := s.d.SimDays.Advance(r.Context(), req.Days)
+				day, err := s.d.World.Advance(r.Context(), req.Days)
 				if err != nil {
 					return err
 				}

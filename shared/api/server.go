@@ -6,6 +6,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/pipelines"
@@ -26,7 +27,6 @@ import (
 	"github.com/prospectdata/svc/shared/features"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/keys"
-	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/webhooks"
 )
@@ -46,9 +46,9 @@ type Deps struct {
 	Jobs     *jobs.Service
 	Events   *events.Service
 	Webhooks *webhooks.Service
-	// SimDays is the simulated world's day store; nil with a real map
-	// provider.
-	SimDays *sim.Days
+	// World moves the simulated map world forward (the admin's clock,
+	// POST /api/admin/sim/advance); nil with a real map provider.
+	World WorldClock
 	// Files holds the files brand_assets re-hosts (the job file store).
 	Files blob.Store
 	// Pipelines creates, checks and reads pipelines.
@@ -395,4 +395,13 @@ func originOf(base string) (string, bool) {
 // check lets it through).
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// WorldClock is the simulated world's day store, as the admin route needs
+// it: a port, so that the API knows no provider.
+type WorldClock interface {
+	// Advance moves the world days forward and returns its new day.
+	Advance(ctx context.Context, days int) (int, error)
+	// MaxAdvance is the most days one advance may move.
+	MaxAdvance() int
 }

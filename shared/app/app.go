@@ -217,7 +217,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		capped = xs
 	}
 	srv := api.New(api.Deps{
-		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, SimDays: days, Files: ad.Files, Log: ad.Log,
+		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, World: world(days), Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
 		Pipelines: ps, Veille: vs, Exports: capped,
 		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
@@ -347,4 +347,13 @@ type engineWiring struct {
 	js   **jobs.Service
 	ps   **pipelines.Service
 	xs   **exports.Service
+}
+
+// world is the API's admin clock: the simulated world's day store, or nil
+// (no interface holding a nil pointer) under a real map provider.
+func world(days *sim.Days) api.WorldClock {
+	if days == nil {
+		return nil
+	}
+	return days
 }

@@ -61,6 +61,10 @@ func (d *Days) Day(ctx context.Context) (int, error) {
 // MaxAdvance bounds one advance, in days.
 const MaxAdvance = 3650
 
+// MaxAdvance is the most days one Advance may move the world (the
+// constant, as the API's admin clock reads it).
+func (d *Days) MaxAdvance() int { return MaxAdvance }
+
 // Advance moves the world n days forward (1 to MaxAdvance) and returns the
 // new day offset.
 func (d *Days) Advance(ctx context.Context, n int) (int, error) {
