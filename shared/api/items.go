@@ -156,13 +156,13 @@ func (s *Server) moduleRoutes() []Route {
 					if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
 						continue
 					}
-					per, _ := pricing.ItemEF(e.Slug, 1000, pricing.ItemOptions{})
+					per, _ := pricing.PerItem(e.Slug)
 					label := e.Label.FR
 					if en {
 						label = e.Label.EN
 					}
 					out.Modules = append(out.Modules, ItemModule{Slug: e.Slug, Endpoint: *e.APIEndpoint, Label: label,
-						Needs: e.Needs, Produces: e.Produces, EFPerItem: per / 1000})
+						Needs: e.Needs, Produces: e.Produces, EFPerItem: per})
 				}
 				writeJSON(w, http.StatusOK, out)
 				return nil
@@ -180,30 +180,10 @@ func (s *Server) moduleRoutes() []Route {
 					return err
 				}
 				module := strings.ReplaceAll(req.Module, "-", "_")
-				var fields []apperr.FieldError
-				if !jobs.ItemModule(module) {
-					fields = append(fields, apperr.Field("module", "module inconnu ou sans items", "unknown module, or one without items"))
+				ef, err := jobs.ItemPrice(module, req.Count, jobs.ItemRequest{Mode: req.Mode, CaptureScreenshot: req.CaptureScreenshot})
+				if err != nil {
+					return err
 				}
-				if req.Count < 1 || req.Count > jobs.MaxItems {
-					fields = append(fields, apperr.Field("count", "entre 1 et 10 000", "from 1 to 10,000"))
-				}
-				opts := pricing.ItemOptions{}
-				if req.Mode != nil {
-					switch *req.Mode {
-					case "deep":
-						opts.Deep = module == "emails"
-					case "normal":
-					default:
-						fields = append(fields, apperr.Field("mode", "valeurs possibles : normal, deep", "allowed values: normal, deep"))
-					}
-				}
-				if req.CaptureScreenshot != nil && *req.CaptureScreenshot {
-					opts.Screenshot = module == "brand_assets"
-				}
-				if len(fields) > 0 {
-					return apperr.Fields(fields...)
-				}
-				ef, _ := pricing.ItemEF(module, req.Count, opts)
 				writeJSON(w, http.StatusOK, ItemEstimate{Module: module, Count: req.Count, EFCost: ef})
 				return nil
 			},

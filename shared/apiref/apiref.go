@@ -7,20 +7,16 @@ package apiref
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/static"
 )
 
 // The vendored files (gitignored; only assets/README.md is committed, so
@@ -80,20 +76,13 @@ func Embedded() fs.FS {
 	return sub
 }
 
-type file struct {
-	mediaType string
-	body, gz  []byte
-	etag      string
-	version   string
-}
-
 // Reference serves the page and its files. Files are read, hashed and
 // compressed on the first request rather than at start: every API Lambda
 // builds the route table, and only the one serving this page pays for it.
 type Reference struct {
 	assets  fs.FS
 	once    sync.Once
-	files   map[string]*file
+	files   map[string]*static.File
 	missing []string
 	page    []byte
 }
@@ -118,21 +107,21 @@ const pageHTML = `<!doctype html>
 `
 
 func (r *Reference) load() {
-	r.files = map[string]*file{Start: newFile("text/javascript; charset=utf-8", startScript)}
+	r.files = map[string]*static.File{Start: static.NewFile("text/javascript; charset=utf-8", startScript)}
 	for name, mt := range mediaTypes() {
 		b, err := fs.ReadFile(r.assets, name)
 		if err != nil {
 			r.missing = append(r.missing, name)
 			continue
 		}
-		r.files[name] = newFile(mt, b)
+		r.files[name] = static.NewFile(mt, b)
 	}
 	if r.files[Bundle] == nil || r.files[Stylesheet] == nil {
 		return
 	}
 	// A file's URL carries its hash: the files can be cached for a year,
 	// and a new bundle gets new URLs.
-	url := func(name string) string { return Prefix + name + "?v=" + r.files[name].version }
+	url := func(name string) string { return Prefix + name + "?v=" + r.files[name].Version }
 	var buf bytes.Buffer
 	err := template.Must(template.New("page").Parse(pageHTML)).Execute(&buf, map[string]string{
 		"CSS": url(Stylesheet), "JS": url(Bundle), "Start": url(Start), "Doc": DocumentURL, "Prefix": Prefix,
@@ -141,22 +130,6 @@ func (r *Reference) load() {
 		panic(fmt.Sprintf("apiref: page template: %v", err)) // fixed template and strings: unreachable
 	}
 	r.page = buf.Bytes()
-}
-
-func newFile(mediaType string, body []byte) *file {
-	sum := sha256.Sum256(body)
-	v := hex.EncodeToString(sum[:8])
-	f := &file{mediaType: mediaType, body: body, version: v, etag: `"` + v + `"`}
-	// The bundle is 1.7 MB and nothing in front of the service compresses
-	// (API Gateway's HTTP APIs do not): gzip it once, about 4 times smaller.
-	if len(body) > 1024 {
-		var gz bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		w.Write(body)
-		w.Close()
-		f.gz = gz.Bytes()
-	}
-	return f
 }
 
 // Ready reports whether the bundle was vendored into the build.
@@ -201,35 +174,7 @@ func (r *Reference) ServeFile(w http.ResponseWriter, req *http.Request, name str
 	if f == nil {
 		return apperr.Missing()
 	}
-	h := w.Header()
-	h.Set("Content-Type", f.mediaType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("Vary", "Accept-Encoding")
-	body, etag := f.body, f.etag
-	if f.gz != nil && acceptsGzip(req.Header.Get("Accept-Encoding")) {
-		body, etag = f.gz, `"`+f.version+`-gz"`
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("ETag", etag)
-	// ServeContent answers If-None-Match, ranges and HEAD.
-	http.ServeContent(w, req, name, time.Time{}, bytes.NewReader(body))
+	// Versioned by its name's ?v=: kept a year.
+	f.Serve(w, req, name, "public, max-age=31536000, immutable")
 	return nil
-}
-
-// acceptsGzip reads Accept-Encoding: gzip listed without q=0.
-func acceptsGzip(v string) bool {
-	for _, part := range strings.Split(v, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			continue
-		}
-		q, found := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
-		if !found {
-			return true
-		}
-		f, err := strconv.ParseFloat(q, 64)
-		return err == nil && f > 0
-	}
-	return false
 }

@@ -8,10 +8,7 @@ package console
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -20,6 +17,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/prospectdata/svc/shared/static"
 )
 
 //go:embed assets
@@ -45,15 +44,9 @@ type Options struct {
 
 // Handler serves the console.
 type Handler struct {
-	files map[string]file
+	files map[string]*static.File
 	page  []byte // the HTML document of every page
 	csp   string
-}
-
-type file struct {
-	body, gz []byte
-	typ      string
-	etag     string
 }
 
 // New returns the console of the embedded bundle.
@@ -68,7 +61,7 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{files: map[string]file{}, csp: policy(set)}
+	h := &Handler{files: map[string]*static.File{}, csp: policy(set)}
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == "README.md" {
 			return err
@@ -81,7 +74,7 @@ func newHandler(fsys fs.FS, o Options) (*Handler, error) {
 			h.page, err = render(b, set)
 			return err
 		}
-		h.files["/"+p] = newFile(b, typeOf(p))
+		h.files["/"+p] = static.NewFile(typeOf(p), b)
 		return nil
 	})
 	if err != nil {
@@ -180,19 +173,6 @@ func policy(s pageSettings) string {
 		"font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }
 
-func newFile(b []byte, typ string) file {
-	sum := sha256.Sum256(b)
-	f := file{body: b, typ: typ, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-	var z bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-	zw.Write(b)
-	zw.Close()
-	if z.Len() < len(b) {
-		f.gz = z.Bytes()
-	}
-	return f
-}
-
 func typeOf(p string) string {
 	switch path.Ext(p) {
 	case ".js":
@@ -209,7 +189,7 @@ func typeOf(p string) string {
 }
 
 // Built tells whether the bundle is in this build.
-func (h *Handler) Built() bool { return h.page != nil && h.files["/app.js"].body != nil }
+func (h *Handler) Built() bool { return h.page != nil && h.files["/app.js"] != nil }
 
 // ServeHTTP answers a file of the bundle, or the console's page.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -231,7 +211,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p := path.Clean("/" + r.URL.Path)
 	if f, ok := h.files[p]; ok {
-		h.serveFile(w, r, f)
+		// The bundle's names do not change with its content: revalidated
+		// each time, answered 304 when unchanged.
+		f.Serve(w, r, p, "no-cache")
 		return
 	}
 	if path.Ext(p) != "" {
@@ -243,35 +225,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	w.Write(h.page)
-}
-
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f file) {
-	hd := w.Header()
-	hd.Set("Content-Type", f.typ)
-	hd.Set("ETag", f.etag)
-	// The bundle's names do not change with its content: revalidated each
-	// time, answered 304 when unchanged.
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("Vary", "Accept-Encoding")
-	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, f.etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	body := f.body
-	if f.gz != nil && acceptsGzip(r) {
-		hd.Set("Content-Encoding", "gzip")
-		body = f.gz
-	}
-	w.Write(body)
-}
-
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		if strings.TrimSpace(strings.SplitN(part, ";", 2)[0]) == "gzip" {
-			return true
-		}
-	}
-	return false
 }
 
 // WithAPI serves the API under /api/ (and its health check, /healthz) and

@@ -114,7 +114,7 @@ func decode(body []byte) (message, error) {
 		}
 		for _, w := range m.Wide {
 			a, ok := wideTile(w)
-			if !ok || a.Z >= t.Z || !covers(a, t) {
+			if !ok || a.Z >= t.Z || !a.Contains(t) {
 				return m, fmt.Errorf("task %s: bad merged search %v", m.Task, w)
 			}
 		}
@@ -146,11 +146,6 @@ func (m message) tile() (maptile.Tile, bool) {
 // wideTile is the tile of a merged search [q, z, x, y], if valid.
 func wideTile(w [4]int64) (maptile.Tile, bool) {
 	return message{Tile: &[3]int64{w[1], w[2], w[3]}}.tile()
-}
-
-// covers tells whether tile a holds tile b.
-func covers(a, b maptile.Tile) bool {
-	return b.Z >= a.Z && b.X>>(b.Z-a.Z) == a.X && b.Y>>(b.Z-a.Z) == a.Y
 }
 
 func tileArray(t maptile.Tile) *[3]int64 { return &[3]int64{int64(t.Z), int64(t.X), int64(t.Y)} }

@@ -73,6 +73,24 @@ func (s *Service) deleteFiles(ctx context.Context, j *Job) error {
 	return nil
 }
 
+// ItemPrice is what a job of n items of the module would be charged with
+// the request's options (mode, capture_screenshot), read as CreateItems
+// reads them: POST /api/estimate/items shows it before the job starts.
+func ItemPrice(module string, n int, r ItemRequest) (float64, error) {
+	if !ItemModule(module) {
+		return 0, apperr.Fields(apperr.Field("module", "module inconnu ou sans items", "unknown module, or one without items"))
+	}
+	if n < 1 || n > MaxItems {
+		return 0, apperr.Fields(apperr.Field("count", "entre 1 et 10 000", "from 1 to 10,000"))
+	}
+	opts, _, err := itemOptions(module, r)
+	if err != nil {
+		return 0, err
+	}
+	ef, _ := pricing.ItemEF(module, n, opts)
+	return ef, nil
+}
+
 // ItemModule tells whether a job type runs over items (every module of
 // the registry but the scrape and the pipeline tools).
 func ItemModule(jobType string) bool {

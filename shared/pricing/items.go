@@ -47,6 +47,13 @@ const (
 	ScreenshotFactor = 5.0
 )
 
+// PerItem is a module's price of one item with the default options; ok is
+// false for a module without an item price.
+func PerItem(module string) (ef float64, ok bool) {
+	ef, ok = itemEF[module]
+	return ef, ok
+}
+
 // ItemEF is the cost of an item-driven job of the module over n items,
 // rounded to the cent; ok is false for a module without an item price.
 func ItemEF(module string, n int, o ItemOptions) (ef float64, ok bool) {

@@ -163,7 +163,7 @@ func TestMerges(t *testing.T) {
 					if k > 0 && i != m.Members[k-1]+1 {
 						t.Errorf("merge %v: members %v not a run", m.Tile, m.Members)
 					}
-					if c := tiles[i]; c.Z-m.Tile.Z > MergeLevels || !contains(m.Tile, c) {
+					if c := tiles[i]; c.Z-m.Tile.Z > MergeLevels || !m.Tile.Contains(c) {
 						t.Errorf("merge %v: base tile %v not within %d levels under it", m.Tile, c, MergeLevels)
 					}
 				}
@@ -179,14 +179,6 @@ func TestMerges(t *testing.T) {
 		t.Errorf("roots: members without their leader %v (want 0), leader alone %v (want %v), all %v",
 			withoutLeader, onlyLeader, m.Searches, all)
 	}
-}
-
-// contains tells whether tile a covers tile b.
-func contains(a, b maptile.Tile) bool {
-	if b.Z < a.Z {
-		return false
-	}
-	return b.X>>(b.Z-a.Z) == a.X && b.Y>>(b.Z-a.Z) == a.Y
 }
 
 // BenchmarkExpectedSearchesFrance prices the largest zone an estimate

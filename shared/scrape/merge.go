@@ -125,7 +125,7 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 	for _, a := range order {
 		n := nodes[a]
 		split := 0.0
-		for _, c := range children(a) {
+		for _, c := range a.Children() {
 			if i, ok := index[c]; ok {
 				split += own[i]
 			} else if cn := nodes[c]; cn != nil {
@@ -168,18 +168,12 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 	return own, out
 }
 
-// children are the four quarters of t.
-func children(t maptile.Tile) [4]maptile.Tile {
-	x, y, z := t.X*2, t.Y*2, t.Z+1
-	return [4]maptile.Tile{maptile.New(x, y, z), maptile.New(x+1, y, z), maptile.New(x, y+1, z), maptile.New(x+1, y+1, z)}
-}
-
 // Under returns the indexes (grid order) of the base tiles under tile a:
 // a merged search's members.
 func (p *Plan) Under(a maptile.Tile) []int {
 	var out []int
 	for i, t := range p.Grid.Tiles() {
-		if t.Z > a.Z && t.X>>(t.Z-a.Z) == a.X && t.Y>>(t.Z-a.Z) == a.Y {
+		if t.Z > a.Z && a.Contains(t) {
 			out = append(out, i)
 		}
 	}
