@@ -32,8 +32,8 @@ func TestServe(t *testing.T) {
 	big := NewFile("text/javascript", []byte(strings.Repeat("let a = 1;\n", 500)))
 	for _, tt := range []struct {
 		name, accept, match string
-		status             int
-		encoding           string
+		status              int
+		encoding            string
 	}{
 		{"plain", "", "", 200, ""},
 		{"gzip", "gzip", "", 200, "gzip"},
