@@ -64,6 +64,11 @@ export function stream(path, on) {
         const headers = { 'Accept-Language': lang(), Accept: 'text/event-stream' };
         if (last) headers['Last-Event-ID'] = last;
         const res = await fetch(path, { headers, credentials: 'same-origin', signal: ctrl.signal });
+        if (res.status >= 400 && res.status < 500 && res.status !== 429) {
+          // Gone, not allowed or malformed: asking again will not mend it.
+          stopped = true;
+          return;
+        }
         if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buf = '';

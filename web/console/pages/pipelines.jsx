@@ -115,11 +115,16 @@ export function Pipeline({ id }) {
   const [p, setP] = useState(null);
   const [error, setError] = useState(null);
   const load = () => get(`/api/pipelines/${encodeURIComponent(id)}`).then(setP).catch((e) => setError(e.message));
+  const ended = p && terminal.includes(p.status);
   useEffect(() => {
     load();
+  }, [id]);
+  // Read again while it moves; an ended pipeline no longer changes.
+  useEffect(() => {
+    if (ended) return;
     const timer = setInterval(() => load(), 1500);
     return () => clearInterval(timer);
-  }, [id]);
+  }, [id, ended]);
   const [actError, setActError] = useState(null);
   const doAct = async (path) => {
     setActError(null);
