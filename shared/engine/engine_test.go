@@ -126,8 +126,8 @@ func TestJobRunsToDone(t *testing.T) {
 				break
 			}
 		}
-		if it := e.item(jobs.Key(j.ID)); it.Int(attrOpenTasks) != 0 {
-			t.Errorf("open_tasks %d", it.Int(attrOpenTasks))
+		if rec := e.record(j.ID); rec.OpenTasks() != 0 {
+			t.Errorf("open_tasks %d", rec.OpenTasks())
 		}
 		if it := e.item(jobs.ActiveKey(j.UserID)); it.Int("n") != 0 {
 			t.Errorf("active jobs %d after done", it.Int("n"))
@@ -159,7 +159,7 @@ func TestJobRunsToDone(t *testing.T) {
 	t.Run("ledger and logs", func(t *testing.T) {
 		roots := 0
 		for _, r := range e.tasks(j.ID) {
-			if r.State != stateDone {
+			if r.State != jobs.TaskDone {
 				t.Errorf("task %s %s", r.ID, r.State)
 			}
 			if depth(r.ID) == 0 {
@@ -261,7 +261,7 @@ func TestStopAt(t *testing.T) {
 	}
 	skipped := 0
 	for _, r := range e.tasks(j.ID) {
-		if r.State != stateDone {
+		if r.State != jobs.TaskDone {
 			t.Errorf("task %s %s", r.ID, r.State)
 		}
 		if len(r.Stats) == 0 {

@@ -222,8 +222,8 @@ func (e *env) wait(id string) *jobs.Job {
 	select {
 	case <-e.terminalChan(id):
 	case <-time.After(2 * time.Minute):
-		j, it, _ := jobs.Load(context.Background(), e.db, id)
-		e.t.Fatalf("job %s not finished: %+v, open %d", id, j, it.Int(attrOpenTasks))
+		j, rec, _ := jobs.Load(context.Background(), e.db, id)
+		e.t.Fatalf("job %s not finished: %+v, open %d", id, j, rec.OpenTasks())
 	}
 	return e.job(id)
 }
@@ -244,6 +244,27 @@ func (e *env) item(k store.Key) store.Item {
 		e.t.Fatal(err)
 	}
 	return it
+}
+
+// record reads the job's record (its counters).
+func (e *env) record(id string) jobs.Record {
+	e.t.Helper()
+	_, rec, err := jobs.Load(context.Background(), e.db, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rec
+}
+
+// task reads task id of the job's ledger (its zero value when absent).
+func (e *env) task(job, id string) jobs.Task {
+	e.t.Helper()
+	for _, t := range e.tasks(job) {
+		if t.ID == id {
+			return t
+		}
+	}
+	return jobs.Task{}
 }
 
 // run creates a job and waits for its end.
@@ -297,7 +318,7 @@ func parseCSV(t testing.TB, s string) table {
 }
 
 // tasks lists the job's ledger.
-func (e *env) tasks(id string) []taskRecord {
+func (e *env) tasks(id string) []jobs.Task {
 	e.t.Helper()
 	recs, err := e.eng.tasks(context.Background(), id, "")
 	if err != nil {

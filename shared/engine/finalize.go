@@ -27,18 +27,18 @@ const SharedPhonePlaces = 3
 // its output, and sets the job's rows, breakdown and output name. strict:
 // every task must be done (a task still open is an inconsistency);
 // otherwise the others are left out (a job stopped before its end).
-func (e *Engine) mergeDone(ctx context.Context, j *jobs.Job, strict bool) ([]taskRecord, merged, error) {
+func (e *Engine) mergeDone(ctx context.Context, j *jobs.Job, strict bool) ([]jobs.Task, merged, error) {
 	recs, err := e.tasks(ctx, j.ID, "")
 	if err != nil {
 		return nil, merged{}, err
 	}
 	if !strict {
-		recs = slices.DeleteFunc(recs, func(r taskRecord) bool { return r.State != stateDone })
+		recs = slices.DeleteFunc(recs, func(r jobs.Task) bool { return r.State != jobs.TaskDone })
 	}
-	slices.SortFunc(recs, func(a, b taskRecord) int { return compareTaskIDs(a.ID, b.ID) })
+	slices.SortFunc(recs, func(a, b jobs.Task) int { return compareTaskIDs(a.ID, b.ID) })
 	var parts []string
 	for _, r := range recs {
-		if r.State != stateDone {
+		if r.State != jobs.TaskDone {
 			return nil, merged{}, permanent("The job's task ledger is inconsistent", fmt.Errorf("task %s is %s with no task open", r.ID, r.State))
 		}
 		if r.Rows > 0 {
@@ -75,7 +75,7 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 		}
 		return nil
 	}
-	if open := jit.Int(attrOpenTasks); open != 0 && !m.Partial {
+	if open := jit.OpenTasks(); open != 0 && !m.Partial {
 		e.d.Log.Warn("engine: finalize with tasks open, dropped", "job", j.ID, "open", open)
 		return nil // the last task sends it again
 	}

@@ -49,7 +49,7 @@ func BenchmarkFinalizeMerge(b *testing.B) {
 				for i := p * perPart; i < min((p+1)*perPart, total); i++ {
 					rows = append(rows, benchRow(i))
 				}
-				if err := e.eng.writePart(ctx, j.ID, task, rows); err != nil {
+				if err := writePart(ctx, e.eng, j.ID, task, rows); err != nil {
 					select {
 					case errs <- err:
 					default:

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/store"
 )
 
 // Give-ups (doc.go, "Failures"). A message a worker cannot finish — it
@@ -124,31 +123,28 @@ func (e *Engine) giveUpTask(ctx context.Context, m message, attempts string) err
 	if err != nil || !ok || j.Status != jobs.Running {
 		return err
 	}
-	tk := taskKey(j.ID, m.Task)
-	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
-	switch {
-	case err == nil && tit.String("state") == stateDone:
+	if done, err := jobs.TaskIsDone(ctx, e.d.DB, j.ID, m.Task); err != nil || done {
+		if err != nil {
+			return err
+		}
 		// An earlier delivery closed it: only what follows may be missing.
 		if m.Kind == kindTask {
 			return e.resendAfter(ctx, j, jit, m.Task)
 		}
 		return e.afterClose(ctx, j, jit)
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
 	}
 
-	task := store.Item{"pk": tk.PK, "sk": tk.SK, "state": stateDone, "gave_up": true, "rows": int64(0)}
-	u := store.Update{}.Add(attrOpenTasks, -1).Set(attrLastError, truncate(m.Task+": "+attempts, maxCause))
+	task := jobs.Task{ID: m.Task, GaveUp: true}
+	p := jobs.Progress{Opened: -1, LastError: truncate(m.Task+": "+attempts, maxCause)}
 	var en, fr string
 	if m.Kind == kindTask {
 		tile, _ := m.tile()
 		n := int64(len(m.Queries) + len(m.Wide))
-		task["tile"], task["q"], task["stats"], task["skipped"] = tileString(tile), formatInts(m.Queries), "", false
-		root := int64(0)
+		task.Tile, task.Qs = tileString(tile), m.Queries
 		if isRoot(m.Task) {
-			root = 1
+			p.Points = 1
 		}
-		u = u.Add("processed_points", root).Add("error_count", n).Add(attrFailed, n)
+		p.Errors, p.Failed = n, n
 		en = fmt.Sprintf("Tile %s (task %s) given up: %s; its %d searches count as failed.", tileString(tile), m.Task, attempts, n)
 		fr = fmt.Sprintf("Tuile %s (tâche %s) abandonnée : %s ; ses %d recherches comptent comme échouées.", tileString(tile), m.Task, attempts, n)
 	} else {
@@ -158,28 +154,24 @@ func (e *Engine) giveUpTask(ctx context.Context, m message, attempts string) err
 		for i, it := range m.Items {
 			parts[i] = itemPart{I: it.I}
 		}
-		if err := e.writeItemPart(ctx, j.ID, m.Task, parts); err != nil {
+		if err := writePart(ctx, e, j.ID, m.Task, parts); err != nil {
 			return err
 		}
 		n := int64(len(m.Items))
-		task["rows"] = n
-		u = u.Add("processed_points", n).Add("results_count", n).Add("error_count", n).Add(attrFailed, n)
+		task.Rows = int(n)
+		p.Points, p.Results, p.Errors, p.Failed = n, n, n, n
 		en = fmt.Sprintf("Batch %s given up: %s; its %d items are kept without enrichment.", m.Task, attempts, n)
 		fr = fmt.Sprintf("Lot %s abandonné : %s ; ses %d éléments sont gardés sans enrichissement.", m.Task, attempts, n)
 	}
-	err = e.d.DB.Transact(ctx,
-		store.PutOp(jobs.Table, withTTL(task, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))),
-		store.UpdateOp(jobs.Table, jobs.Key(j.ID), e.stampProgress(u, j, jit), store.Eq("status", string(jobs.Running))),
-	)
-	var txErr *store.TxConditionError
-	if errors.As(err, &txErr) {
+	err = jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{Task: task, Progress: p}, e.d.Now())
+	if errors.Is(err, jobs.ErrTaskClosed) {
 		return nil // closed by another delivery, or the job left running
 	}
 	if err != nil {
 		return fmt.Errorf("give up %s of job %s: %w", m.Task, j.ID, err)
 	}
 	e.log(ctx, j, true, en, fr)
-	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
+	after, err := jobs.Reload(ctx, e.d.DB, j.ID)
 	if err != nil {
 		return err
 	}

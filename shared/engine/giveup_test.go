@@ -15,7 +15,6 @@ import (
 
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/provider"
-	"github.com/prospectdata/svc/shared/store"
 )
 
 // stall is the test world but for the searches of one tile, which block
@@ -115,9 +114,8 @@ func TestGiveUpTile(t *testing.T) {
 			if n := prov.calls.Load(); n != tt.calls {
 				t.Errorf("the tile was searched %d times, want %d", n, tt.calls)
 			}
-			it := e.item(taskKey(id, "r1"))
-			if it.String("state") != stateDone || !it.Bool("gave_up") {
-				t.Errorf("ledger r1: %v", it)
+			if r1 := e.task(id, "r1"); r1.State != jobs.TaskDone || !r1.GaveUp {
+				t.Errorf("ledger r1: %+v", r1)
 			}
 			want := fmt.Sprintf("Tile %s (task r1) given up: %s; its 1 searches count as failed.", tileString(target), tt.why)
 			logs := e.logs(id)
@@ -175,19 +173,19 @@ func TestGiveUpDelivery(t *testing.T) {
 		{4, true, true, 3, 1},
 		{5, true, true, 3, 1}, // found closed: nothing more
 	} {
-		open := e.item(jobs.Key(j.ID)).Int(attrOpenTasks)
+		open := e.record(j.ID).OpenTasks()
 		err := deliver(tt.count)
 		if (err == nil) != tt.ok {
 			t.Errorf("delivery %d: %v", tt.count, err)
 		}
-		if got := e.item(taskKey(j.ID, "r1")).Bool("gave_up"); got != tt.gaveUp {
+		if got := e.task(j.ID, "r1").GaveUp; got != tt.gaveUp {
 			t.Errorf("delivery %d: gave_up %v", tt.count, got)
 		}
 		if n := prov.calls.Load(); n != tt.calls {
 			t.Errorf("delivery %d: %d searches of the tile", tt.count, n)
 		}
-		if tt.count == 4 && open-e.item(jobs.Key(j.ID)).Int(attrOpenTasks) != tt.openDec {
-			t.Errorf("delivery %d: open_tasks %d → %d", tt.count, open, e.item(jobs.Key(j.ID)).Int(attrOpenTasks))
+		if tt.count == 4 && open-e.record(j.ID).OpenTasks() != tt.openDec {
+			t.Errorf("delivery %d: open_tasks %d → %d", tt.count, open, e.record(j.ID).OpenTasks())
 		}
 	}
 
@@ -200,11 +198,11 @@ func TestGiveUpDelivery(t *testing.T) {
 	if err := e.eng.HandleDelivery(ctx, body2, 5); err != nil {
 		t.Fatal(err)
 	}
-	if it := e.item(taskKey(j.ID, "r2")); !it.Bool("gave_up") || prov.calls.Load() != prov2 {
-		t.Errorf("r2: %v, %d searches", it, prov.calls.Load()-prov2)
+	if r2 := e.task(j.ID, "r2"); !r2.GaveUp || prov.calls.Load() != prov2 {
+		t.Errorf("r2: %+v, %d searches", r2, prov.calls.Load()-prov2)
 	}
-	if it := e.item(jobs.Key(j.ID)); it.Int(attrFailed) != 2 || it.Int("error_count") != 2 || it.Int("processed_points") != 2 {
-		t.Errorf("counters %v", it)
+	if rec := e.record(j.ID); rec.Failed() != 2 || rec.Errors() != 2 || rec.Points() != 2 {
+		t.Errorf("counters: %d failed, %d errors, %d points", rec.Failed(), rec.Errors(), rec.Points())
 	}
 }
 
@@ -263,7 +261,7 @@ func TestGiveUpSteps(t *testing.T) {
 			j := e.create(lyon("fast", "plombier"))
 			if tt.kind != kindStart {
 				// Running, so that a finalize or a single run has a job to fail.
-				op, err := jobs.StartOp(j, time.Now(), store.Update{}.Set(attrOpenTasks, int64(0)))
+				op, err := jobs.Start(j, time.Now(), 0)
 				if err != nil {
 					t.Fatal(err)
 				}

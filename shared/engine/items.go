@@ -42,9 +42,6 @@ const BatchSize = 20
 // or a name longer than this is not one.
 const maxMessageCell = 2048
 
-// attrFound counts the items a module found something for.
-const attrFound = "found_count"
-
 // batchItem is one item of a batch message: its index in the job's input
 // and the cells its module reads.
 type batchItem struct {
@@ -84,7 +81,7 @@ func (e *Engine) module(j *jobs.Job) (enrich.Module, error) {
 }
 
 // startItems is handleStart for an item job.
-func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) error {
+func (e *Engine) startItems(ctx context.Context, j *jobs.Job, rec jobs.Record) error {
 	mod, err := e.module(j)
 	if err != nil {
 		return err
@@ -94,23 +91,24 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 	// into batch messages sent as they fill (a pipeline stage may take a
 	// million rows, docs/pipelines.md).
 	nBatches := (j.GridPointsCount + BatchSize - 1) / BatchSize
-	resend := true
+	resend, open := true, rec.OpenTasks()
 	if j.Status == jobs.Pending {
-		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(nBatches)))
+		op, err := jobs.Start(j, e.d.Now(), nBatches)
 		if err != nil {
 			return err
 		}
 		err = jobs.Transition(ctx, e.d.DB, 0, op)
 		switch {
 		case errors.Is(err, jobs.ErrTransition):
-			if j, it, _, err = e.load(ctx, j.ID); err != nil || j == nil || j.Status != jobs.Running {
+			if j, rec, _, err = e.load(ctx, j.ID); err != nil || j == nil || j.Status != jobs.Running {
 				return err
 			}
+			open = rec.OpenTasks()
 		case err != nil:
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		default:
 			resend = false
-			it = store.Item{attrOpenTasks: int64(nBatches)}
+			open, rec = int64(nBatches), jobs.Record{}
 			e.log(ctx, j, true,
 				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, nBatches, j.JobType),
 				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, nBatches, j.JobType))
@@ -121,8 +119,8 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 			}
 		}
 	}
-	if it.Int(attrOpenTasks) == 0 {
-		return e.closeOut(ctx, j, it)
+	if open == 0 {
+		return e.closeOut(ctx, j, rec)
 	}
 	done := map[string]bool{}
 	if resend {
@@ -131,7 +129,7 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, it store.Item) err
 			return err
 		}
 		for _, r := range recs {
-			if r.State == stateDone {
+			if r.State == jobs.TaskDone {
 				done[r.ID] = true
 			}
 		}
@@ -230,10 +228,6 @@ func cut(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-// attrItemRefund records, in cents, what an item job's batches gave back
-// for work that failed (enrich.Result.Uncharged).
-const attrItemRefund = "item_refund_cents"
-
 // itemOutcome is a batch's work before its transaction.
 type itemOutcome struct {
 	parts       []itemPart
@@ -267,13 +261,11 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	if j.Status != jobs.Running {
 		return fmt.Errorf("batch %s of job %s: job is %s", m.Task, j.ID, j.Status)
 	}
-	tk := taskKey(j.ID, m.Task)
-	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
-	switch {
-	case err == nil && tit.String("state") == stateDone:
+	if done, err := jobs.TaskIsDone(ctx, e.d.DB, j.ID, m.Task); err != nil || done {
+		if err != nil {
+			return err
+		}
 		return e.afterClose(ctx, j, jit)
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
 	}
 	mod, err := e.module(j)
 	if err != nil {
@@ -283,45 +275,34 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	if err != nil {
 		return err
 	}
-	if err := e.writeItemPart(ctx, j.ID, m.Task, out.parts); err != nil {
+	if err := writePart(ctx, e, j.ID, m.Task, out.parts); err != nil {
 		return err
 	}
 	n := int64(len(m.Items))
 	refund := itemRefund(j, out.uncharged)
-	progress := store.Update{}.
-		Add("processed_points", n).
-		Add("results_count", n).
-		Add("error_count", int64(out.unreachable+len(out.failures))).
-		Add(attrFound, int64(out.found)).
-		Add(attrAnswered, n).
-		Add(attrOpenTasks, -1)
-	if refund > 0 {
-		progress = progress.Add(attrItemRefund, cents(refund))
-	}
-	ops := []store.TxOp{
-		store.PutOp(jobs.Table, withTTL(store.Item{
-			"pk": tk.PK, "sk": tk.SK, "state": stateDone, "rows": n,
-		}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))),
-		store.UpdateOp(jobs.Table, jobs.Key(j.ID), e.stampProgress(progress, j, jit), store.Eq("status", string(jobs.Running))),
-	}
+	var also []store.TxOp
 	if refund > 0 {
 		// In the batch's transaction: given back once, with the batch.
-		ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
+		also = append(also, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
 	}
-	err = e.d.DB.Transact(ctx, ops...)
-	var txErr *store.TxConditionError
-	if errors.As(err, &txErr) {
-		e.d.Log.Debug("engine: batch already closed", "job", j.ID, "batch", m.Task, "op", txErr.Index)
+	err = jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{
+		Task: jobs.Task{ID: m.Task, Rows: int(n)},
+		Progress: jobs.Progress{Points: n, Results: n, Errors: int64(out.unreachable + len(out.failures)),
+			Found: int64(out.found), Answered: n, Opened: -1, ItemRefundCents: cents(refund)},
+		Also: also,
+	}, e.d.Now())
+	if errors.Is(err, jobs.ErrTaskClosed) {
+		e.d.Log.Debug("engine: batch already closed", "job", j.ID, "batch", m.Task, "err", err)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("close batch %s of job %s: %w", m.Task, j.ID, err)
+		return err
 	}
-	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
+	after, err := jobs.Reload(ctx, e.d.DB, j.ID)
 	if err != nil {
 		return err
 	}
-	seq := after.Int(attrLogSeq)
+	seq := after.LogSeq()
 	for _, f := range out.failures {
 		e.logAt(ctx, j, seq, false, f[0], f[1])
 		seq++
@@ -332,10 +313,10 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 			fmt.Sprintf("%s EF remboursés pour le travail non fait du lot %s (%s).", pricing.FormatEF(refund), m.Task, j.JobType))
 	}
 	if b, ok := parseBatchID(m.Task); ok && (b+1)%e.d.LogEvery == 0 {
-		done, total := after.Int("processed_points"), int64(j.GridPointsCount)
-		e.logAt(ctx, j, after.Int(attrLogSeq), false,
-			fmt.Sprintf("Progress: %d/%d items, %d enriched, %d unreachable.", done, total, after.Int(attrFound), after.Int("error_count")),
-			fmt.Sprintf("Progression : %d/%d éléments, %d enrichis, %d injoignables.", done, total, after.Int(attrFound), after.Int("error_count")))
+		done, total := after.Points(), int64(j.GridPointsCount)
+		e.logAt(ctx, j, after.LogSeq(), false,
+			fmt.Sprintf("Progress: %d/%d items, %d enriched, %d unreachable.", done, total, after.Found(), after.Errors()),
+			fmt.Sprintf("Progression : %d/%d éléments, %d enrichis, %d injoignables.", done, total, after.Found(), after.Errors()))
 	}
 	return e.afterClose(ctx, j, after)
 }
@@ -414,27 +395,12 @@ func (e *Engine) runItem(ctx context.Context, env *enrich.Env, mod enrich.Module
 	return r, err
 }
 
-func (e *Engine) writeItemPart(ctx context.Context, job, task string, parts []itemPart) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for i := range parts {
-		if err := enc.Encode(&parts[i]); err != nil {
-			return err
-		}
-	}
-	if _, err := e.d.Files.Put(ctx, partKey(job, task), &buf, "application/x-ndjson"); err != nil {
-		return fmt.Errorf("write part %s of job %s: %w", task, job, err)
-	}
-	return nil
-}
-
 // finalizeItems is handleFinalize for an item job: the output keeps every
 // input column in order, then the module's columns the input lacks; a
 // module column the input already has keeps its place and takes the
 // module's value when the module found one (docs/enrichment.md).
-func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item) error {
-	if open := jit.Int(attrOpenTasks); open != 0 {
+func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit jobs.Record) error {
+	if open := jit.OpenTasks(); open != 0 {
 		e.d.Log.Warn("engine: finalize with batches open, dropped", "job", j.ID, "open", open)
 		return nil
 	}
@@ -447,7 +413,7 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 		return err
 	}
 	for _, r := range recs {
-		if r.State != stateDone {
+		if r.State != jobs.TaskDone {
 			return permanent("The job's task ledger is inconsistent", fmt.Errorf("batch %s is %s with no task open", r.ID, r.State))
 		}
 	}
@@ -467,7 +433,7 @@ func (e *Engine) finalizeItems(ctx context.Context, j *jobs.Job, jit store.Item)
 	if err != nil {
 		return fmt.Errorf("finish job %s: %w", j.ID, err)
 	}
-	found, unreachable := jit.Int(attrFound), jit.Int("error_count")
+	found, unreachable := jit.Found(), jit.Errors()
 	e.log(ctx, j, true,
 		fmt.Sprintf("Done: %d rows, %d enriched, %d unreachable.", rows, found, unreachable),
 		fmt.Sprintf("Terminé : %d lignes, %d enrichies, %d injoignables.", rows, found, unreachable))

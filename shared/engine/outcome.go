@@ -28,16 +28,8 @@ import (
 // once (failures_reported), and a scrape is refunded their share of its
 // charge in the same transaction (pricing.Refund, docs/pricing.md). A
 // scrape that fails is refunded the searches it did not have answered,
-// in the transaction of its failure (refund_cents records what was given
-// back, so that nothing is given twice).
-const (
-	attrAnswered  = "units_answered"
-	attrFailed    = "units_failed"
-	attrLastError = "last_error"
-	attrReported  = "failures_reported"
-	attrRefund    = "refund_cents"
-)
-
+// in the transaction of its failure (the record keeps what was given
+// back, so that nothing is given twice: jobs.ReportOp, jobs.FailRefund).
 // maxCause caps the cause kept in last_error and quoted in messages.
 const maxCause = 300
 
@@ -60,13 +52,13 @@ func units(j *jobs.Job) string {
 // afterClose is what follows a closed (or given up) task or batch, from
 // the job's item read after it: the job fails when its first FailFastAfter
 // units all failed, and ends (closeOut) when no task is open.
-func (e *Engine) afterClose(ctx context.Context, j *jobs.Job, after store.Item) error {
-	answered, failed := after.Int(attrAnswered), after.Int(attrFailed)
+func (e *Engine) afterClose(ctx context.Context, j *jobs.Job, after jobs.Record) error {
+	answered, failed := after.Answered(), after.Failed()
 	if answered == 0 && failed >= int64(e.d.FailFastAfter) {
 		return e.failJob(ctx, j.ID, fmt.Sprintf("Nothing could be done: the first %d %s failed (%s).",
-			failed, units(j), after.String(attrLastError)))
+			failed, units(j), after.LastError()))
 	}
-	if after.Int(attrOpenTasks) != 0 {
+	if after.OpenTasks() != 0 {
 		return nil
 	}
 	return e.closeOut(ctx, j, after)
@@ -74,14 +66,14 @@ func (e *Engine) afterClose(ctx context.Context, j *jobs.Job, after store.Item) 
 
 // closeOut ends a job with no task open: failed when none of its units
 // was answered, else its failures reported and its finalize sent.
-func (e *Engine) closeOut(ctx context.Context, j *jobs.Job, after store.Item) error {
-	answered, failed := after.Int(attrAnswered), after.Int(attrFailed)
+func (e *Engine) closeOut(ctx context.Context, j *jobs.Job, after jobs.Record) error {
+	answered, failed := after.Answered(), after.Failed()
 	if failed > 0 && answered == 0 {
 		return e.failJob(ctx, j.ID, fmt.Sprintf("Nothing could be done: %d of %d %s failed (%s).",
-			failed, failed, units(j), after.String(attrLastError)))
+			failed, failed, units(j), after.LastError()))
 	}
 	if failed > 0 {
-		if err := e.reportFailures(ctx, j, answered, failed, after.String(attrLastError)); err != nil {
+		if err := e.reportFailures(ctx, j, answered, failed, after.LastError()); err != nil {
 			return err
 		}
 	}
@@ -92,13 +84,10 @@ func (e *Engine) closeOut(ctx context.Context, j *jobs.Job, after store.Item) er
 // units failed, and refunds a scrape their share of its charge.
 func (e *Engine) reportFailures(ctx context.Context, j *jobs.Job, answered, failed int64, why string) error {
 	refund := 0.0
-	u := store.Update{}.Set(attrReported, true)
 	if j.JobType == jobs.TypeScrap {
 		refund = pricing.Refund(j.EFCost, float64(answered+failed), int(answered))
-		u = u.Set(attrRefund, cents(refund))
 	}
-	ops := []store.TxOp{store.UpdateOp(jobs.Table, jobs.Key(j.ID), u,
-		store.And(store.Eq("status", string(jobs.Running)), store.NotExists(attrReported), store.NotExists(attrRefund)))}
+	ops := []store.TxOp{jobs.ReportOp(j, cents(refund))}
 	if refund > 0 {
 		ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
 	}
@@ -131,13 +120,13 @@ func unitsFR(j *jobs.Job) string {
 // failRefund is what a failing job's transaction adds for its refund: the
 // EF of the searches of a scrape that were not answered (of those its
 // charge assumed, or those it made when more), less what an earlier
-// report gave back. The condition makes the refund once: refund_cents is
-// as read.
-func (e *Engine) failRefund(j *jobs.Job, it store.Item) (u store.Update, cond *store.Cond, ef float64) {
+// report gave back. The condition makes the refund once: the refund
+// recorded is as read.
+func (e *Engine) failRefund(j *jobs.Job, read jobs.Record) (u store.Update, cond *store.Cond, ef float64) {
 	if j.JobType != jobs.TypeScrap || j.EFCost <= 0 {
 		return nil, nil, 0
 	}
-	answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
+	answered, failed := read.Answered(), read.Failed()
 	planned := float64(answered + failed)
 	if j.ExpectedSearches > 0 {
 		// What the charge assumed, priced by the densities learnt.
@@ -151,35 +140,17 @@ func (e *Engine) failRefund(j *jobs.Job, it store.Item) (u store.Update, cond *s
 			IncludeReviews: j.IncludeReviews, StopAt: stopAt})
 		planned = max(planned, est.ExpectedSearches)
 	}
-	total := cents(pricing.Refund(j.EFCost, planned, int(answered)))
 	// The refund holds for the counts as read: a task closing meanwhile
-	// (answered grows) or a report refunding (refund_cents) makes the
-	// transaction fail, and failJob reads again.
-	cond = store.And(asRead(it, attrRefund), asRead(it, attrAnswered))
-	due := total - it.Int(attrRefund)
-	if due <= 0 {
-		return nil, cond, 0
-	}
-	return store.Update{}.Set(attrRefund, total), cond, float64(due) / 100
-}
-
-// asRead is the condition that attribute a is still as it was read.
-func asRead(it store.Item, a string) *store.Cond {
-	if v, ok := it[a]; ok {
-		return store.Eq(a, v)
-	}
-	return store.NotExists(a)
+	// (answered grows) or a report refunding makes the transaction fail,
+	// and failJob reads again.
+	u, cond, due := jobs.FailRefund(read, cents(pricing.Refund(j.EFCost, planned, int(answered))))
+	return u, cond, float64(due) / 100
 }
 
 func cents(ef float64) int64 { return int64(ef*100 + 0.5) }
 
 // chargeMonth is the month a job was charged in: its creation's.
 func chargeMonth(j *jobs.Job) string { return j.Created.UTC().Format("2006-01") }
-
-// stampProgress adds the job's progress stamp to u (jobs.Progressed).
-func (e *Engine) stampProgress(u store.Update, j *jobs.Job, jit store.Item) store.Update {
-	return jobs.Progressed(u, jit, j.ID, e.d.Now())
-}
 
 // minutes is d in whole minutes, rounded.
 func minutes(d time.Duration) int { return int(d.Round(time.Minute) / time.Minute) }

@@ -83,7 +83,7 @@ func TestProviderFailures(t *testing.T) {
 			if tt.msg != "" && (j.ErrorMessage == nil || !strings.HasPrefix(*j.ErrorMessage, tt.msg)) {
 				t.Errorf("error_message %v, want %q…", *j.ErrorMessage, tt.msg)
 			}
-			it := e.item(jobs.Key(j.ID))
+			it := e.record(j.ID)
 			units := int64(j.GridPointsCount * len(j.Queries))
 			switch {
 			case tt.err == refused:
@@ -93,7 +93,7 @@ func TestProviderFailures(t *testing.T) {
 					t.Errorf("%d refused requests for a job of %d root searches", n, units)
 				}
 			case tt.failFast > 0:
-				if n := it.Int(attrFailed); n < int64(tt.failFast) || n >= units/2 {
+				if n := it.Failed(); n < int64(tt.failFast) || n >= units/2 {
 					t.Errorf("%d searches failed before failing fast (of %d)", n, units)
 				}
 			}
@@ -102,14 +102,14 @@ func TestProviderFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			refund := float64(it.Int(attrRefund)) / 100
+			refund := float64(it.RefundCents()) / 100
 			if !near(spent, j.EFCost-refund) {
 				t.Errorf("spent %v of a charge of %v refunded %v", spent, j.EFCost, refund)
 			}
 			if tt.status == jobs.Failed {
 				mode, _ := pricing.ParseMode(j.ScrapMode)
 				expected := pricing.Compute(pricing.Params{Tiles: j.GridPointsCount, Queries: len(j.Queries), Mode: mode}).ExpectedSearches
-				answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
+				answered, failed := it.Answered(), it.Failed()
 				if want := pricing.Refund(j.EFCost, max(expected, float64(answered+failed)), int(answered)); !near(refund, want) {
 					t.Errorf("refund %v, want %v (%d answered, %d failed, %v expected)", refund, want, answered, failed, expected)
 				}
@@ -125,7 +125,7 @@ func TestProviderFailures(t *testing.T) {
 				}
 			}
 			if tt.status == jobs.Done {
-				answered, failed := it.Int(attrAnswered), it.Int(attrFailed)
+				answered, failed := it.Answered(), it.Failed()
 				if failed == 0 || int(failed) != j.ErrorCount {
 					t.Errorf("%d searches failed, error_count %d", failed, j.ErrorCount)
 				}

@@ -86,7 +86,7 @@ func (e *Engine) salvageItems(ctx context.Context, j *jobs.Job) error {
 	}
 	done := map[int]bool{}
 	for _, r := range recs {
-		if b, ok := parseBatchID(r.ID); ok && r.State == stateDone {
+		if b, ok := parseBatchID(r.ID); ok && r.State == jobs.TaskDone {
 			done[b] = true
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/store"
 )
 
 // Single-run jobs (delivery_check, viewport_test, sirene) are one call:
@@ -49,7 +48,7 @@ const (
 
 func (e *Engine) startSingle(ctx context.Context, j *jobs.Job) error {
 	if j.Status == jobs.Pending {
-		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(1)))
+		op, err := jobs.Start(j, e.d.Now(), 1)
 		if err != nil {
 			return err
 		}
@@ -104,7 +103,7 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 	}
 	j.ResultsCount = count
 	j.ProcessedPoints = 1
-	ops, err := jobs.DoneOps(j, e.d.Now(), store.Update{}.Set("processed_points", int64(1)).Set(attrOpenTasks, int64(0)))
+	ops, err := jobs.SingleDoneOps(j, e.d.Now())
 	if err != nil {
 		return err
 	}
@@ -161,7 +160,7 @@ func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr CSVRunner, rctx
 	name := slug(j.JobType) + "_" + j.ID + ".csv"
 	j.OutputFilename = &name
 	j.DownloadAvailable = true
-	ops, err := jobs.DoneOps(j, e.d.Now(), store.Update{}.Set("processed_points", int64(1)).Set(attrOpenTasks, int64(0)))
+	ops, err := jobs.SingleDoneOps(j, e.d.Now())
 	if err != nil {
 		return err
 	}

@@ -12,13 +12,13 @@ import (
 )
 
 // load reads the job; ok is false when it no longer exists.
-func (e *Engine) load(ctx context.Context, id string) (*jobs.Job, store.Item, bool, error) {
+func (e *Engine) load(ctx context.Context, id string) (*jobs.Job, jobs.Record, bool, error) {
 	j, it, err := jobs.Load(ctx, e.d.DB, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, false, nil
+		return nil, jobs.Record{}, false, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, jobs.Record{}, false, err
 	}
 	return j, it, true, nil
 }
@@ -58,9 +58,9 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 		}
 	}
 	roots = slices.DeleteFunc(slices.Clone(roots), func(n int) bool { return n < 0 || n >= len(tiles) })
-	resend := true
+	resend, open := true, it.OpenTasks()
 	if j.Status == jobs.Pending {
-		op, err := jobs.StartOp(j, e.d.Now(), store.Update{}.Set(attrOpenTasks, int64(len(roots))))
+		op, err := jobs.Start(j, e.d.Now(), len(roots))
 		if err != nil {
 			return err
 		}
@@ -71,17 +71,18 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 			if j, it, ok, err = e.load(ctx, m.Job); err != nil || !ok || j.Status != jobs.Running {
 				return err
 			}
+			open = it.OpenTasks()
 		case err != nil:
 			return fmt.Errorf("start job %s: %w", j.ID, err)
 		default:
 			resend = false
-			it = store.Item{attrOpenTasks: int64(len(roots))}
+			open, it = int64(len(roots)), jobs.Record{}
 			e.log(ctx, j, true,
 				fmt.Sprintf("Started: %d tiles × %d queries (%s mode).", len(roots), len(j.Queries), j.ScrapMode),
 				fmt.Sprintf("Démarrage : %d tuiles × %d requêtes (mode %s).", len(roots), len(j.Queries), j.ScrapMode))
 		}
 	}
-	if it.Int(attrOpenTasks) == 0 {
+	if open == 0 {
 		// Every task is done: the finalize message may have been lost.
 		return e.closeOut(ctx, j, it)
 	}
@@ -92,7 +93,7 @@ func (e *Engine) handleStart(ctx context.Context, m message) error {
 			return err
 		}
 		for _, r := range recs {
-			if r.State == stateDone && !strings.Contains(r.ID, ".") {
+			if r.State == jobs.TaskDone && !strings.Contains(r.ID, ".") {
 				done[r.ID] = true
 			}
 		}

@@ -43,8 +43,6 @@ const (
 // sweepGap: sweeps further apart than this mean the service was stopped.
 const sweepGap = 5 * time.Minute
 
-func sweepKey() store.Key { return store.Key{PK: "SWEEP#jobs", SK: "SWEEP"} }
-
 // handleSweep runs the periodic repairs: the stuck jobs, then OnSweep (the
 // pool's lease).
 func (e *Engine) handleSweep(ctx context.Context) error {
@@ -75,11 +73,11 @@ func (e *Engine) sweepStuck(ctx context.Context) error {
 	}
 	var stuck []jobs.Stale
 	err = jobs.StaleJobs(ctx, e.d.DB, cutoff, sweepLook, func(s jobs.Stale) error {
-		bound := e.stuckAfter(s.Job, s.Item)
+		bound := e.stuckAfter(s.Job, s.Record)
 		if now.Sub(s.Since) < bound || now.Sub(watched) < bound {
 			return nil
 		}
-		if s.Item.String("gsi2pk") != "" {
+		if s.Record.Queued() {
 			return nil // waiting for its pool, not stuck (the index does not hold them: an old item)
 		}
 		stuck = append(stuck, s)
@@ -95,7 +93,7 @@ func (e *Engine) sweepStuck(ctx context.Context) error {
 	for _, s := range stuck {
 		idle := now.Sub(s.Since)
 		e.d.Log.Error("engine: a stuck job fails", "job", s.Job.ID, "status", s.Job.Status, "idle", idle,
-			"open", s.Item.Int(attrOpenTasks))
+			"open", s.Record.OpenTasks())
 		msg := fmt.Sprintf("The job made no progress for %d minutes and was stopped: a worker stopped without recording its work.", minutes(idle))
 		if s.Job.Status == jobs.Pending {
 			msg = fmt.Sprintf("The job could not be started: it waited %d minutes for a worker.", minutes(idle))
@@ -109,20 +107,7 @@ func (e *Engine) sweepStuck(ctx context.Context) error {
 
 // watchedSince is since when sweeps have run without a gap, now included.
 func (e *Engine) watchedSince(ctx context.Context, now time.Time) (time.Time, error) {
-	t := e.d.DB.Table(jobs.Table)
-	it, err := t.Get(ctx, sweepKey())
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return now, fmt.Errorf("sweep: %w", err)
-	}
-	since, last := time.UnixMilli(it.Int("since_ms")), time.UnixMilli(it.Int("last_ms"))
-	if err != nil || now.Sub(last) > sweepGap || since.After(now) {
-		since = now
-	}
-	k := sweepKey()
-	if err := t.Put(ctx, store.Item{"pk": k.PK, "sk": k.SK, "since_ms": since.UnixMilli(), "last_ms": now.UnixMilli()}, nil); err != nil {
-		return now, fmt.Errorf("sweep: %w", err)
-	}
-	return since, nil
+	return jobs.WatchedSince(ctx, e.d.DB, now, sweepGap)
 }
 
 // chain is the redelivery chain of a queue's messages.
@@ -144,8 +129,8 @@ func (e *Engine) longestChain() time.Duration {
 
 // stuckAfter is how long a job may make no progress before the sweep
 // fails it: the chain of the message it waits for, plus StuckMargin.
-func (e *Engine) stuckAfter(j *jobs.Job, it store.Item) time.Duration {
-	open := it.Int(attrOpenTasks)
+func (e *Engine) stuckAfter(j *jobs.Job, rec jobs.Record) time.Duration {
+	open := rec.OpenTasks()
 	var wait time.Duration
 	switch {
 	case j.Status == jobs.Pending:

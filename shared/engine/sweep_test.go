@@ -106,7 +106,7 @@ func TestSweepStuckJob(t *testing.T) {
 	if got := drain(); len(got) != 1 || got[0] != waiting.ID {
 		t.Errorf("starts sent %v, want the waiting job's", got)
 	}
-	if refund := e.item(jobs.Key(holder.ID)).Int(attrRefund); refund != int64(holder.EFCost*100+0.5) {
+	if refund := e.record(holder.ID).RefundCents(); refund != int64(holder.EFCost*100+0.5) {
 		t.Errorf("refund %d cents of a charge of %v (no search was answered)", refund, holder.EFCost)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/scrape"
-	"github.com/prospectdata/svc/shared/store"
 )
 
 // Row is one line of a part (JSON Lines) and, after the finalizer's
@@ -76,13 +75,11 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		return fmt.Errorf("task %s of job %s: job is %s", m.Task, j.ID, j.Status)
 	}
 	ctx = withPriority(ctx, j.LowPriority)
-	tk := taskKey(j.ID, m.Task)
-	tit, err := e.d.DB.Table(jobs.Table).Get(ctx, tk)
-	switch {
-	case err == nil && tit.String("state") == stateDone:
+	if done, err := jobs.TaskIsDone(ctx, e.d.DB, j.ID, m.Task); err != nil || done {
+		if err != nil {
+			return err
+		}
 		return e.resendAfter(ctx, j, jit, m.Task)
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
 	}
 	if e.d.OnOvertime != nil && jobs.Overdue(j, e.d.Now()) {
 		// Past the maximum run time: the job stops and a resume takes
@@ -120,7 +117,7 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	}
 
 	var res taskResult
-	if j.StopAt != nil && int64(jit.Int("results_count")) >= *j.StopAt {
+	if j.StopAt != nil && jit.Results() >= *j.StopAt {
 		res = taskResult{skipped: true, stats: map[int]int{}}
 	} else {
 		res, err = e.work(ctx, j, p, units, d)
@@ -150,72 +147,56 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 	}
 	slices.Sort(fallbacks)
 	if len(res.rows) > 0 {
-		if err := e.writePart(ctx, j.ID, m.Task, res.rows); err != nil {
+		if err := writePart(ctx, e, j.ID, m.Task, res.rows); err != nil {
 			return err
 		}
 	}
 
 	// One transaction: the task done, its children pending, the job's
 	// counters.
-	table := jobs.Table
-	ops := make([]store.TxOp, 0, len(children)+len(fallbacks)+2)
-	ops = append(ops, store.PutOp(table, withTTL(store.Item{
-		"pk": tk.PK, "sk": tk.SK, "state": stateDone, "tile": tileString(tile), "q": formatInts(m.Queries),
-		"rows": int64(len(res.rows)), "stats": formatStats(res.stats), "skipped": res.skipped,
-	}, j), store.Or(store.NotExists("pk"), store.Eq("state", statePending))))
-	childMsgs := make([]message, len(children))
+	opens := make([]jobs.Task, 0, len(children)+len(fallbacks))
+	childMsgs := make([]message, 0, len(children)+len(fallbacks))
 	for n, c := range children {
 		id := childID(m.Task, n)
-		ck := taskKey(j.ID, id)
-		ops = append(ops, store.PutOp(table, withTTL(store.Item{
-			"pk": ck.PK, "sk": ck.SK, "state": statePending, "tile": tileString(c), "q": formatInts(res.split),
-		}, j), store.NotExists("pk")))
-		childMsgs[n] = taskMessage(j.ID, id, c, res.split)
+		opens = append(opens, jobs.Task{ID: id, Tile: tileString(c), Qs: res.split})
+		childMsgs = append(childMsgs, taskMessage(j.ID, id, c, res.split))
 	}
 	tiles := p.Grid.Tiles()
 	for _, n := range fallbacks {
 		id, qs := fallbackID(m.Task, n), fallbackQs[n]
-		ck := taskKey(j.ID, id)
-		ops = append(ops, store.PutOp(table, withTTL(store.Item{
-			"pk": ck.PK, "sk": ck.SK, "state": statePending, "tile": tileString(tiles[n]), "q": formatInts(qs),
-		}, j), store.NotExists("pk")))
+		opens = append(opens, jobs.Task{ID: id, Tile: tileString(tiles[n]), Qs: qs})
 		childMsgs = append(childMsgs, taskMessage(j.ID, id, tiles[n], qs))
 	}
 	root := int64(0)
 	if isRoot(m.Task) {
 		root = 1
 	}
-	u := store.Update{}.
-		Add("processed_points", root).
-		Add("results_count", int64(res.counted)).
-		Add("total_attempts_count", int64(res.attempts)).
-		Add("error_count", int64(res.errors)).
-		Add("flagged_tiles_count", int64(res.flagged)).
-		Add(attrOpenTasks, int64(len(childMsgs)-1)).
-		Add(attrAnswered, int64(res.answered)).
-		Add(attrFailed, int64(res.failed))
-	if res.lastErr != "" {
-		u = u.Set(attrLastError, res.lastErr)
+	seen := make(map[int]jobs.Seen, len(res.seen))
+	for q, v := range res.seen {
+		seen[q] = jobs.Seen{Places: v.places, People: v.people}
 	}
-	u = addSeen(u, res.seen)
-	u = e.stampProgress(u, j, jit)
-	ops = append(ops, store.UpdateOp(table, jobs.Key(j.ID), u, store.Eq("status", string(jobs.Running))))
-	err = e.d.DB.Transact(ctx, ops...)
-	var txErr *store.TxConditionError
-	if errors.As(err, &txErr) {
+	err = jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{
+		Task: jobs.Task{ID: m.Task, Tile: tileString(tile), Qs: m.Queries, Rows: len(res.rows), Stats: res.stats,
+			Skipped: res.skipped},
+		Opens: opens,
+		Progress: jobs.Progress{Points: root, Results: int64(res.counted), Attempts: int64(res.attempts),
+			Errors: int64(res.errors), Flagged: int64(res.flagged), Opened: int64(len(childMsgs) - 1),
+			Answered: int64(res.answered), Failed: int64(res.failed), LastError: res.lastErr, Seen: seen},
+	}, e.d.Now())
+	if errors.Is(err, jobs.ErrTaskClosed) {
 		// Another delivery finished the task, or the job left running
 		// (cancelled): this work is not needed.
-		e.d.Log.Debug("engine: task already closed", "job", j.ID, "task", m.Task, "op", txErr.Index)
+		e.d.Log.Debug("engine: task already closed", "job", j.ID, "task", m.Task, "err", err)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("close task %s of job %s: %w", m.Task, j.ID, err)
+		return err
 	}
 
 	if err := e.send(ctx, childMsgs...); err != nil {
 		return err
 	}
-	after, err := e.d.DB.Table(jobs.Table).Get(ctx, jobs.Key(j.ID))
+	after, err := jobs.Reload(ctx, e.d.DB, j.ID)
 	if err != nil {
 		return err
 	}
@@ -226,14 +207,14 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 // resendAfter is the work of a task found done: its children still
 // pending are sent again, and the finalize message when no task is open (a
 // crash between a task's commit and its sends loses nothing).
-func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit store.Item, task string) error {
+func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit jobs.Record, task string) error {
 	recs, err := e.tasks(ctx, j.ID, task+".")
 	if err != nil {
 		return err
 	}
 	var ms []message
 	for _, r := range recs {
-		if r.State != statePending || strings.Contains(r.ID[len(task)+1:], ".") {
+		if r.State != jobs.TaskPending || strings.Contains(r.ID[len(task)+1:], ".") {
 			// Only its own children and fallbacks: theirs are theirs to send.
 			continue
 		}
@@ -444,14 +425,14 @@ func withRetries[T any](ctx context.Context, e *Engine, call func(context.Contex
 	}
 }
 
-// writePart stores the task's rows, replacing what an earlier delivery
-// wrote.
-func (e *Engine) writePart(ctx context.Context, job, task string, rows []Row) error {
+// writePart stores a task's rows, or a batch's item cells, as one JSON
+// line each, replacing what an earlier delivery wrote.
+func writePart[T any](ctx context.Context, e *Engine, job, task string, lines []T) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	for i := range rows {
-		if err := enc.Encode(&rows[i]); err != nil {
+	for i := range lines {
+		if err := enc.Encode(&lines[i]); err != nil {
 			return err
 		}
 	}
@@ -461,26 +442,13 @@ func (e *Engine) writePart(ctx context.Context, job, task string, rows []Row) er
 	return nil
 }
 
-func formatStats(stats map[int]int) string {
-	qs := make([]int, 0, len(stats))
-	for q := range stats {
-		qs = append(qs, q)
-	}
-	slices.Sort(qs)
-	parts := make([]string, len(qs))
-	for i, q := range qs {
-		parts[i] = strconv.Itoa(q) + ":" + strconv.Itoa(stats[q])
-	}
-	return strings.Join(parts, ",")
-}
-
 // taskLogs writes the log lines of a closed task: a split, and progress
 // every LogEvery root tasks.
-func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, task string, tile maptile.Tile, res taskResult, children, fallbacks int) {
-	if after.String("status") != string(jobs.Running) {
+func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after jobs.Record, task string, tile maptile.Tile, res taskResult, children, fallbacks int) {
+	if after.Status() != jobs.Running {
 		return
 	}
-	seq := after.Int(attrLogSeq)
+	seq := after.LogSeq()
 	if children > 0 {
 		qs := make([]string, len(res.split))
 		for i, q := range res.split {
@@ -504,7 +472,7 @@ func (e *Engine) taskLogs(ctx context.Context, j *jobs.Job, after store.Item, ta
 		seq++
 	}
 	if ids, _ := parseTaskID(task); len(ids) == 1 && ids[0]%e.d.LogEvery == 0 {
-		done, total, results := after.Int("processed_points"), j.GridPointsCount, after.Int("results_count")
+		done, total, results := after.Points(), j.GridPointsCount, after.Results()
 		e.logAt(ctx, j, seq, false,
 			fmt.Sprintf("Progress: %d/%d tiles, %d results so far.", done, total, results),
 			fmt.Sprintf("Progression : %d/%d tuiles, %d résultats pour l'instant.", done, total, results))

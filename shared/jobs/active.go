@@ -38,10 +38,10 @@ const ProgressEvery = time.Minute
 // progress was at t.
 func ProgressSK(id string, t time.Time) string { return padded(t.UnixMilli()) + "#" + id }
 
-// Progress is the job's last progress as its item records it, and false
+// lastProgress is the job's last progress as its item records it, and false
 // when the item is not on the active index (ended, or written before the
 // index existed).
-func Progress(it store.Item) (time.Time, bool) {
+func lastProgress(it store.Item) (time.Time, bool) {
 	if it.String("gsi3pk") != ActivePK {
 		return time.Time{}, false
 	}
@@ -61,7 +61,7 @@ func Progress(it store.Item) (time.Time, bool) {
 // (ended) is left off it: the caller's condition on the job's status
 // keeps a stamp from coming back on an ended job.
 func Progressed(u store.Update, it store.Item, id string, now time.Time) store.Update {
-	last, ok := Progress(it)
+	last, ok := lastProgress(it)
 	if !ok || now.Sub(last) < ProgressEvery {
 		return u
 	}
@@ -87,8 +87,8 @@ func unactive(u store.Update) store.Update { return u.Remove("gsi3pk").Remove("g
 
 // Stale is a job of the active index with no progress since Since.
 type Stale struct {
-	Job  *Job
-	Item store.Item
+	Job    *Job
+	Record Record
 	// Since is its last progress.
 	Since time.Time
 }
@@ -106,7 +106,7 @@ func StaleJobs(ctx context.Context, db store.DB, cutoff time.Time, limit int, fn
 			return store.ErrStop
 		}
 		n++
-		since, ok := Progress(it)
+		since, ok := lastProgress(it)
 		if !ok {
 			return nil
 		}
@@ -114,7 +114,7 @@ func StaleJobs(ctx context.Context, db store.DB, cutoff time.Time, limit int, fn
 		if err != nil {
 			return err
 		}
-		return fn(Stale{Job: j, Item: it, Since: since})
+		return fn(Stale{Job: j, Record: Record{it}, Since: since})
 	})
 	if err != nil {
 		return fmt.Errorf("stale jobs: %w", err)

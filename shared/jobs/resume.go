@@ -98,24 +98,23 @@ func (s *Service) Resume(ctx context.Context, u *accounts.User, id string) (*Job
 // pending.
 func (s *Service) rootProgress(ctx context.Context, id string) (done, open map[int]bool, err error) {
 	done, open = map[int]bool{}, map[int]bool{}
-	err = store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: jobKey(id).PK, SK: store.BeginsWith("TASK#r")},
-		func(it store.Item) error {
-			root, _, split := strings.Cut(strings.TrimPrefix(it.String("sk"), "TASK#r"), ".")
-			n, err := strconv.Atoi(root)
-			if err != nil {
-				return nil
-			}
-			switch {
-			case it.String("state") != "done" || it.Bool("gave_up"):
-				// A task the engine gave up on was not searched.
-				open[n-1] = true
-			case !split:
-				done[n-1] = true
-			}
-			return nil
-		})
+	tasks, err := Tasks(ctx, s.d.DB, id, "r")
 	if err != nil {
-		return nil, nil, fmt.Errorf("tasks of %s: %w", id, err)
+		return nil, nil, err
+	}
+	for _, t := range tasks {
+		root, _, split := strings.Cut(strings.TrimPrefix(t.ID, "r"), ".")
+		n, err := strconv.Atoi(root)
+		if err != nil {
+			continue
+		}
+		switch {
+		case t.State != TaskDone || t.GaveUp:
+			// A task the engine gave up on was not searched.
+			open[n-1] = true
+		case !split:
+			done[n-1] = true
+		}
 	}
 	return done, open, nil
 }

@@ -29,20 +29,6 @@ func ActiveKey(uid int64) store.Key { return activeKey(uid) }
 // Decode reads a job item (as Get returns it).
 func Decode(it store.Item) (*Job, error) { return fromItem(it) }
 
-// Load reads a job by id, whoever owns it (the engine's read): the job and
-// its raw item, for the engine's own attributes. ErrNotFound when absent.
-func Load(ctx context.Context, db store.DB, id string) (*Job, store.Item, error) {
-	it, err := db.Table(Table).Get(ctx, jobKey(id))
-	if err != nil {
-		return nil, nil, fmt.Errorf("get job %s: %w", id, err)
-	}
-	j, err := fromItem(it)
-	if err != nil {
-		return nil, nil, err
-	}
-	return j, it, nil
-}
-
 // ErrTransition reports a transition whose job was not in the state it
 // leaves (store.ErrConditionFailed on the job's operation).
 var ErrTransition = errors.New("jobs: job not in the state the transition leaves")
