@@ -44,7 +44,7 @@ func Groups() []Group {
 			Name:     "api-auth",
 			Prefixes: []string{"/api/auth", "/api/keys", "/api/admin", "/verify-email", "/reset-password", "/healthz"},
 			// Account deletion and export reach every concept's records.
-			Tables: []string{"accounts", "limits", "events", "jobs", "webhooks"},
+			Tables: []string{"accounts", "limits", "events", "jobs", "pipelines", "veille", "densities", "webhooks"},
 			// The export is built by the finalize queue's worker.
 			SendsTo:   []string{"finalize"},
 			Files:     true,
@@ -56,7 +56,7 @@ func Groups() []Group {
 			// gazetteer at init (onaws), which no other group pays.
 			Name:     "api-jobs",
 			Prefixes: []string{"/api/jobs", "/api/estimate", "/api/ef", "/api/countries", "/api/zones", "/api/modules", "/api/brand-assets", "/api/pipelines", "/api/veille"},
-			Tables:   []string{"accounts", "limits", "jobs", "events"},
+			Tables:   []string{"accounts", "limits", "jobs", "pipelines", "veille", "densities", "events"},
 			// A job's start goes to the tasks queue; a cancelled job's
 			// salvage and a missing JSON or XLSX to the finalize queue.
 			SendsTo:     []string{"tasks", "finalize"},

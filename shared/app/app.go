@@ -6,7 +6,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -42,7 +41,8 @@ import (
 
 // Schemas lists every table the service uses.
 func Schemas() []store.Schema {
-	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), events.Schema(), webhooks.Schema()}
+	return []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), pipelines.StoreSchema(), veille.Schema(),
+		density.Schema(), events.Schema(), webhooks.Schema()}
 }
 
 // Adapters are what a runtime plugs in.
@@ -137,7 +137,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		threshold = *cfg.EFCostThreshold
 	}
 	ledger := pricing.NewLedger(ad.DB, ad.Now, quota)
-	densities := density.New(ad.DB.Table(jobs.Table))
+	densities := density.New(ad.DB.Table(density.Table))
 	sc := scrape.New(scrape.Deps{
 		Gazetteer: loadGazetteer, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
 		Densities: densities,
@@ -158,38 +158,19 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
 	srcs.importHosts = importHosts(cfg, guard)
 	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
-	var ps *pipelines.Service // the jobs' and the engine's hooks move pipelines on; set below
-	var started func(context.Context, *jobs.Job) error
-	var js *jobs.Service    // the engine's overtime hook calls it; set below
-	var xs *exports.Service // the engine's export hook calls it; set below
-	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, dens: densities, mods: mods, srcs: srcs, js: &js, ps: &ps, xs: &xs})
-	if eng != nil {
-		started = eng.Start
-	}
-	var derive func(context.Context, string, export.Format) error
-	if eng != nil && ad.ResponseCap > 0 {
-		derive = eng.Derive
-	}
-	onJobEvent := jobEvent(evs, cfg.BaseURL, ad.Log)
-	js = jobs.New(jobs.Deps{
+	// One order, no forward declaration: the services, then the engine
+	// over them, attached to the jobs as their runner (jobs.Runner); the
+	// event feed and the pipelines listen to jobs' ends (jobs.Listener).
+	js := jobs.New(jobs.Deps{
 		DB: ad.DB, Scrape: sc, Ledger: ledger, Limits: limits, Accounts: acc, Now: ad.Now, Source: cfg.MapProvider,
-		ModuleSource: mods.Source, Files: ad.Files, Started: started, Log: ad.Log,
-		Derive: derive, ItemsPageBytes: itemsPageBytes(ad.ResponseCap),
-		OnTerminal: func(ctx context.Context, j *jobs.Job) {
-			onJobEvent(ctx, j)
-			ps.JobEnded(ctx, j)
-		},
-		PipelineRunning: func(ctx context.Context, id string) bool { return ps.Running(ctx, id) },
-		Salvage: func(ctx context.Context, j *jobs.Job) error {
-			if eng == nil {
-				return nil
-			}
-			return eng.Salvage(ctx, j)
-		},
+		ModuleSource: mods.Source, Files: ad.Files, Log: ad.Log,
+		DeriveInWorker: ad.ResponseCap > 0, ItemsPageBytes: itemsPageBytes(ad.ResponseCap),
 	})
-	ps = pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
+	ps := pipelines.NewService(pipelines.ServiceDeps{DB: ad.DB, Jobs: js, Scrape: sc, Accounts: acc, Events: evs, Now: ad.Now, Log: ad.Log,
 		Executor: ad.Pipelines,
 		Checker:  pipelines.NewChecker(pipelines.NewTable(), pipelines.Deps{Scrape: sc, Jobs: js, Hosts: srcs.importHosts})})
+	js.Listen(jobEvents{evs: evs, baseURL: cfg.BaseURL, log: ad.Log})
+	js.ListenStages(ps)
 	acc.AddHolder(js)
 	acc.AddHolder(ps)
 	vs := veille.New(veille.Deps{DB: ad.DB, Files: ad.Files, Jobs: js, Pipelines: ps, Accounts: acc, Events: evs,
@@ -204,6 +185,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
 	})
 	acc.AddHolder(wh)
+	var xs *exports.Service
 	if ad.Queue != nil && ad.Files != nil {
 		// The archive is built by the finalize queue's worker; the
 		// account functions ask without the engine (exports.RequestBody).
@@ -211,6 +193,10 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 			_, err := ad.Queue.Send(ctx, QueueFinalize, queue.Message{Body: exports.RequestBody(uid)})
 			return err
 		}, Now: ad.Now, Log: ad.Log})
+	}
+	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, dens: densities, mods: mods, srcs: srcs, js: js, ps: ps, xs: xs})
+	if eng != nil {
+		js.Attach(eng)
 	}
 	var capped *exports.Service // the API builds the export in a worker only under a response cap
 	if ad.ResponseCap > 0 {
@@ -254,13 +240,6 @@ func deadlines() map[string]time.Duration {
 		}
 	}
 	return out
-}
-
-// lateJobs reads a job service built after the engine that needs it.
-type lateJobs struct{ js **jobs.Service }
-
-func (l lateJobs) OpenOutput(ctx context.Context, uid int64, id string) (*jobs.Job, io.ReadCloser, error) {
-	return (*l.js).OpenOutput(ctx, uid, id)
 }
 
 // LocalVeilleTick is the local runtime's veille tick: a forced run (the
@@ -335,8 +314,8 @@ type Engine interface {
 	Run(ctx context.Context) error
 }
 
-// engineWiring is what the engine is built over; the services it calls
-// back are built after it (their pointers are read when it calls).
+// engineWiring is what the engine is built over: it is built last, over
+// the services it tells of its jobs' progress.
 type engineWiring struct {
 	ad   Adapters
 	prov *lazyProvider
@@ -344,9 +323,9 @@ type engineWiring struct {
 	dens *density.Rates
 	mods *enrich.Set
 	srcs *sources
-	js   **jobs.Service
-	ps   **pipelines.Service
-	xs   **exports.Service
+	js   *jobs.Service
+	ps   *pipelines.Service
+	xs   *exports.Service
 }
 
 // world is the API's admin clock: the simulated world's day store, or nil

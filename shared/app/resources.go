@@ -152,14 +152,14 @@ func Schedules() []Schedule {
 func Workers() []Worker {
 	return []Worker{{
 		// Scrape tasks: a job's start, its tile tasks and its finalizer.
-		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "events", "limits"},
+		Name: "worker-tasks", Queue: QueueTasks, Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 120, Gazetteer: true,
 	}, {
 		// Enrichment: the batches of item jobs (a module over 20 items),
 		// which fetch websites; the last batch sends its job's finalize
 		// to the tasks queue. Items run at once within a batch, each
 		// bounded by enrich.ItemTimeout.
-		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "events", "limits"},
+		Name: "worker-enrich", Queue: QueueEnrich, Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 2048, TimeoutS: 180, Browser: true, Sources: true,
 	}, {
 		// Finalizes: the merge of a job's parts into its CSV (up to
@@ -168,7 +168,7 @@ func Workers() []Worker {
 		// Lambda's longest timeout.
 		// It also builds account exports (every concept's records, so
 		// every table an export reads).
-		Name: "job-finalizer", Queue: QueueFinalize, Tables: []string{"accounts", "jobs", "events", "webhooks"},
+		Name: "job-finalizer", Queue: QueueFinalize, Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events", "webhooks"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 3008, TimeoutS: 900,
 	}, {
 		// Single-run jobs: viewport tests, delivery checks (IMAP), sirene
@@ -177,20 +177,20 @@ func Workers() []Worker {
 		// It sends to the tasks queue the start of the next job of a pool
 		// its job's end frees.
 		// A rows run's end asks the finalize queue for its JSON and XLSX.
-		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "events", "limits"},
+		Name: "worker-sources", Queue: QueueSources, Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueFinalize}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true, Sources: true,
 	}, {
 		// Pipelines: each task of the pipeline state machine (advance a
 		// pipeline, await its next signal). An advance reads a stage's
 		// CSV (10,000 rows at most) and creates the next jobs.
 		// A cancelled pipeline's running stage is salvaged (finalize queue).
-		Name: "pipeline-step", StateMachine: "pipeline", Tables: []string{"accounts", "jobs", "events"},
+		Name: "pipeline-step", StateMachine: "pipeline", Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources, QueueFinalize}, Files: true, MemoryMB: 512, TimeoutS: 60,
 	}, {
 		// Veilles: the tick starts the due replays (scrapes, pipelines'
 		// roots) and computes the ended ones: a diff of up to a million
 		// rows each way and the churn check's provider lookups.
-		Name: "veille-tick", Every: time.Minute, Tables: []string{"accounts", "jobs", "events", "limits"},
+		Name: "veille-tick", Every: time.Minute, Tables: []string{"accounts", "jobs", "pipelines", "veille", "densities", "events", "limits"},
 		SendsTo: []string{QueueTasks, QueueEnrich, QueueSources}, Files: true, MemoryMB: 1024, TimeoutS: 900, Gazetteer: true,
 	}, {
 		// Webhooks: the events table's stream fans new events out into

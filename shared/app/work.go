@@ -49,12 +49,12 @@ func newEngine(w engineWiring) Engine {
 			jobs.TypeViewportTest:  &viewport.Runner{Provider: w.prov, Now: w.ad.Now},
 			jobs.TypeDeliveryCheck: w.srcs.delivery,
 		},
-		CSVRunners: w.srcs.csvRunners(w.sc, lateJobs{w.js}, w.mods.Fetcher()),
-		OnTerminal: func(ctx context.Context, j *jobs.Job) { (*w.js).Ended(ctx, j) },
-		OnPartial:  func(ctx context.Context, j *jobs.Job) { (*w.ps).JobEnded(ctx, j) },
-		OnOvertime: func(ctx context.Context, j *jobs.Job) (bool, bool, error) { return (*w.js).Overtime(ctx, j) },
-		OnSweep:    func(ctx context.Context) error { return (*w.js).Promote(ctx, jobs.PoolMultiProxy) },
-		OnExport:   func(ctx context.Context, uid int64) error { return (*w.xs).Build(ctx, uid) },
+		CSVRunners: w.srcs.csvRunners(w.sc, w.js, w.mods.Fetcher()),
+		OnTerminal: w.js.Ended,
+		OnPartial:  w.ps.JobEnded,
+		OnOvertime: w.js.Overtime,
+		OnSweep:    func(ctx context.Context) error { return w.js.Promote(ctx, jobs.PoolMultiProxy) },
+		OnExport:   w.xs.Build,
 		// One source for the give-up and the queues' redrive
 		// (MaxReceives = GiveUpAfter+1); the sweep's bounds and the
 		// local deadlines come from the same queues and workers.

@@ -8,7 +8,7 @@
 // the engine searches in its place, cover the same ground, so the rate is
 // not biased towards sparse tiles.
 //
-// Key design, in the jobs table (docs/tables.md):
+// Key design, in the densities table (docs/tables.md):
 //
 //	pk  "DENSITY#<country>"        ("DENSITY#FRA")
 //	sk  "Q#<normalised query>"     ("Q#plombier")
@@ -43,12 +43,18 @@ const (
 // bounded).
 const maxQueryKey = 300
 
+// Table is the name of the densities table.
+const Table = "densities"
+
+// Schema is the densities table's key design (above).
+func Schema() store.Schema { return store.Schema{Name: Table, PK: "pk", SK: "sk"} }
+
 // Rates reads and learns the densities kept in a table.
 type Rates struct {
 	t store.Table
 }
 
-// New returns the rates kept in t (the jobs table).
+// New returns the rates kept in t (the densities table).
 func New(t store.Table) *Rates { return &Rates{t: t} }
 
 func key(country, query string) store.Key {

@@ -15,13 +15,12 @@ import (
 // more as they cover more people; queries are keyed as normalised, per
 // country.
 func TestRates(t *testing.T) {
-	schema := store.Schema{Name: "jobs", PK: "pk", SK: "sk"}
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "s.db"), []store.Schema{schema}, bolt.WithNoSync())
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "s.db"), []store.Schema{density.Schema()}, bolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	r := density.New(db.Table("jobs"))
+	r := density.New(db.Table(density.Table))
 	ctx := context.Background()
 	rate := func(country, q string) float64 {
 		t.Helper()

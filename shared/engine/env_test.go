@@ -24,6 +24,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	blobdir "github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/density"
+	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -104,7 +105,7 @@ func (e *env) open() {
 	t.Helper()
 	var err error
 	e.db, err = storebolt.Open(filepath.Join(e.dir, "db.bolt"),
-		[]store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema()}, storebolt.WithNoSync())
+		[]store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(), density.Schema()}, storebolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func (e *env) open() {
 		OnTerminal: func(_ context.Context, j *jobs.Job) { e.signal(j.ID) },
 	}
 	if e.opts.densities {
-		d.Densities = density.New(e.db.Table(jobs.Table))
+		d.Densities = density.New(e.db.Table(density.Table))
 		d.Scrape = scrape.New(scrape.Deps{Gazetteer: data.Load, Densities: d.Densities})
 	}
 	if e.opts.deps != nil {
@@ -151,8 +152,9 @@ func (e *env) open() {
 	e.jobs = jobs.New(jobs.Deps{
 		DB: e.db, Scrape: d.Scrape, Ledger: ledger, Limits: ratelimit.New(e.db, now),
 		Accounts: accounts.New(accounts.Deps{DB: e.db, Now: now}, accounts.Config{}), Now: now,
-		Source: e.prov.Name(), Started: e.eng.Start, Files: e.files,
+		Source: e.prov.Name(), Files: e.files,
 	})
+	e.jobs.Attach(starter{e.eng})
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	e.stopped = make(chan struct{})
@@ -162,6 +164,15 @@ func (e *env) open() {
 			_ = e.eng.Run(ctx)
 		}
 	}()
+}
+
+// starter runs the jobs the service starts, and nothing else: these tests
+// salvage and derive through the engine's messages themselves.
+type starter struct{ *Engine }
+
+func (starter) Salvage(context.Context, *jobs.Job) error { return nil }
+func (starter) Derive(_ context.Context, id string, f export.Format) error {
+	return fmt.Errorf("derive %s of job %s: not in these tests", f, id)
 }
 
 // stop stops the engine (as a crash would: work in progress is abandoned)

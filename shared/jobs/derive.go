@@ -111,10 +111,10 @@ func Derive(ctx context.Context, files blob.Store, id string, f export.Format) e
 }
 
 // ensureDerived makes format f ready for a download: in the request where
-// the runtime allows it (no Deps.Derive), else by asking a worker, once
+// the runtime allows it (not Deps.DeriveInWorker), else by asking a worker, once
 // per DeriveRetry, and answering 400 with Retry-After meanwhile.
 func (s *Service) ensureDerived(ctx context.Context, id string, f export.Format) error {
-	if s.d.Derive == nil {
+	if !s.d.DeriveInWorker || s.runner == nil {
 		return Derive(ctx, s.d.Files, id, f)
 	}
 	ready, err := derivedReady(ctx, s.d.Files, id, f)
@@ -132,7 +132,7 @@ func (s *Service) ensureDerived(ctx context.Context, id string, f export.Format)
 	if _, err := s.d.Files.Put(ctx, mark, strings.NewReader(""), "text/plain"); err != nil {
 		return fmt.Errorf("mark %s: %w", mark, err)
 	}
-	if err := s.d.Derive(ctx, id, f); err != nil {
+	if err := s.runner.Derive(ctx, id, f); err != nil {
 		return fmt.Errorf("ask for the %s of job %s: %w", f, id, err)
 	}
 	return errNotReady(f)

@@ -55,16 +55,16 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 		}
 		return false, fmt.Errorf("cancel job %s: %w", id, err)
 	}
-	open := j.PipelineID != nil && s.d.PipelineRunning != nil && s.d.PipelineRunning(ctx, *j.PipelineID)
+	open := j.PipelineID != nil && s.stages != nil && s.stages.Running(ctx, *j.PipelineID)
 	s.Ended(ctx, j)
-	if j.StartedAt != nil && s.d.Salvage != nil {
+	if j.StartedAt != nil && s.runner != nil {
 		// Its partial output comes a moment later (a pipeline's next step
 		// is told then).
-		if err := s.d.Salvage(ctx, j); err != nil && s.d.Log != nil {
+		if err := s.runner.Salvage(ctx, j); err != nil && s.d.Log != nil {
 			s.d.Log.WarnContext(ctx, "partial output of a cancelled job not asked for", "job", j.ID, "err", err)
 		}
 	}
-	return open && !s.d.PipelineRunning(ctx, *j.PipelineID), nil
+	return open && !s.stages.Running(ctx, *j.PipelineID), nil
 }
 
 // Delete removes the user's job and its output (DELETE /api/jobs/{id}):

@@ -86,10 +86,10 @@ func unqueue(u store.Update) store.Update { return u.Remove("gsi2pk").Remove("gs
 func (s *Service) schedule(ctx context.Context, j *Job) error {
 	pool := poolOf(j)
 	if pool == "" {
-		if s.d.Started == nil {
+		if s.runner == nil {
 			return nil
 		}
-		return s.d.Started(ctx, j)
+		return s.runner.Start(ctx, j)
 	}
 	return s.promote(ctx, pool, j)
 }
@@ -120,7 +120,7 @@ func (s *Service) promote(ctx context.Context, pool string, hint *Job) error {
 			}
 			continue // freed: take it
 		}
-		if s.d.Started == nil {
+		if s.runner == nil {
 			// This process cannot start jobs (a function without the
 			// tasks queue): the lease stays free for one that can, the
 			// sweep at the latest.
@@ -135,7 +135,7 @@ func (s *Service) promote(ctx context.Context, pool string, hint *Job) error {
 			return err
 		}
 		if taken != nil {
-			return s.d.Started(ctx, taken)
+			return s.runner.Start(ctx, taken)
 		}
 		hint = nil // every candidate had left the queue: read it again
 	}
@@ -153,10 +153,10 @@ func (s *Service) checkHolder(ctx context.Context, pool string, lease store.Item
 		return false, err
 	case !j.Status.Terminal():
 		since := time.UnixMilli(lease.Int("since_ms"))
-		if j.Status == Pending && s.d.Now().Sub(since) > startGrace && s.d.Started != nil {
+		if j.Status == Pending && s.d.Now().Sub(since) > startGrace && s.runner != nil {
 			// Its start message was lost (a crash between the lease and
 			// the send): send it again; a second start is harmless.
-			if err := s.d.Started(ctx, j); err != nil {
+			if err := s.runner.Start(ctx, j); err != nil {
 				return true, fmt.Errorf("pool %s: restart holder %s: %w", pool, id, err)
 			}
 		}
@@ -242,14 +242,14 @@ func (s *Service) release(ctx context.Context, j *Job) error {
 }
 
 // Ended is told of a job's terminal transition, after its commit: it frees
-// the job's pool for the next job, then tells OnTerminal (the event log).
+// the job's pool for the next job, then tells the listeners (ports.go).
 // The engine calls it for the transitions it commits.
 func (s *Service) Ended(ctx context.Context, j *Job) {
 	if err := s.release(ctx, j); err != nil && s.d.Log != nil {
 		s.d.Log.ErrorContext(ctx, "pool not released; the sweep will", "job", j.ID, "err", err)
 	}
-	if s.d.OnTerminal != nil {
-		s.d.OnTerminal(ctx, j)
+	for _, l := range s.listeners {
+		l.JobEnded(ctx, j)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
-	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/scrape"
@@ -43,23 +42,11 @@ type Deps struct {
 	ModuleSource func(module string) string
 	// Files holds job outputs; nil where the runtime has no file store.
 	Files blob.Store
-	// OnTerminal is told of every terminal transition, after its commit
-	// and the release of the job's pool (Ended).
-	OnTerminal func(ctx context.Context, j *Job)
-	// PipelineRunning tells whether a pipeline is still running (a job's
-	// cancel answers pipeline_cancelled when it closed its pipeline).
-	// Salvage asks the engine to keep what a job stopped while running
-	// (cancelled) had done as its output; nil keeps nothing.
-	Salvage         func(ctx context.Context, j *Job) error
-	PipelineRunning func(ctx context.Context, id string) bool
-	// Started is told of every job that may run now (created with no
-	// pool to wait for, or given its pool's lease), for the engine to run
-	// it. It may be told twice of a job.
-	Started func(ctx context.Context, j *Job) error
-	// Derive asks a worker for format f of a job's output (the engine's
-	// derive message), where the API may not make it in the request (a
-	// Lambda); nil makes it in the first download's request (derive.go).
-	Derive func(ctx context.Context, id string, f export.Format) error
+	// DeriveInWorker asks the runner for a format of a job's output
+	// (Runner.Derive) where the API may not make it in the request (a
+	// Lambda's response cap); false makes it in the first download's
+	// request (derive.go).
+	DeriveInWorker bool
 	// ItemsPageBytes bounds an items page where responses are capped (a
 	// Lambda's 6 MB): the page stops before its body, as the runtime
 	// sends it, would pass this many bytes. 0: no bound (the contract's
@@ -68,8 +55,14 @@ type Deps struct {
 	Log            *slog.Logger
 }
 
-// Service creates and reads jobs.
-type Service struct{ d Deps }
+// Service creates and reads jobs. Its runner and listeners are attached
+// after it is built (ports.go).
+type Service struct {
+	d         Deps
+	runner    Runner
+	listeners []Listener
+	stages    Stages
+}
 
 // New returns the job service.
 func New(d Deps) *Service { return &Service{d: d} }

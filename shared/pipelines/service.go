@@ -117,7 +117,7 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	if err != nil {
 		return nil, err
 	}
-	tbl := s.d.DB.Table(jobs.Table)
+	tbl := s.d.DB.Table(StoreTable)
 	if err := tbl.Put(ctx, it, store.NotExists("pk")); err != nil {
 		return nil, fmt.Errorf("create pipeline: %w", err)
 	}
@@ -163,7 +163,7 @@ func (s *Service) abort(ctx context.Context, uid int64, id string, roots []strin
 			s.d.Log.ErrorContext(ctx, "root of an aborted pipeline not cancelled", "pipeline", id, "job", jid, "err", err)
 		}
 	}
-	if err := s.d.DB.Table(jobs.Table).Delete(ctx, pipeKey(id), nil); err != nil {
+	if err := s.d.DB.Table(StoreTable).Delete(ctx, pipeKey(id), nil); err != nil {
 		s.d.Log.ErrorContext(ctx, "aborted pipeline not deleted", "pipeline", id, "err", err)
 	}
 	s.signal(ctx, id)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -95,7 +94,7 @@ func (s *Service) get(ctx context.Context, uid int64, id string) (*Pipeline, err
 	if id == "" || len(id) > 64 {
 		return nil, apperr.Missing()
 	}
-	it, err := s.d.DB.Table(jobs.Table).Get(ctx, pipeKey(id))
+	it, err := s.d.DB.Table(StoreTable).Get(ctx, pipeKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apperr.Missing()
 	}
@@ -132,7 +131,7 @@ func (s *Service) update(ctx context.Context, id string, change func(p *Pipeline
 		if err != nil {
 			return nil, err
 		}
-		err = s.d.DB.Table(jobs.Table).Put(ctx, it, store.Eq("v", old))
+		err = s.d.DB.Table(StoreTable).Put(ctx, it, store.Eq("v", old))
 		if errors.Is(err, store.ErrConditionFailed) {
 			continue
 		}
@@ -148,7 +147,7 @@ func (s *Service) update(ctx context.Context, id string, change func(p *Pipeline
 // every one).
 func (s *Service) list(ctx context.Context, uid int64, limit int) ([]*Pipeline, error) {
 	out := []*Pipeline{}
-	err := store.ForEach(ctx, s.d.DB.Table(jobs.Table), store.Query{
+	err := store.ForEach(ctx, s.d.DB.Table(StoreTable), store.Query{
 		Index: "gsi1", PK: accounts.UserPK(uid), SK: store.BeginsWith("PIPE#"), Desc: true,
 	}, func(it store.Item) error {
 		p, err := pipeFrom(it)
@@ -184,7 +183,7 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 		return err
 	}
 	for _, p := range ps {
-		if err := s.d.DB.Table(jobs.Table).Delete(ctx, pipeKey(p.ID), nil); err != nil {
+		if err := s.d.DB.Table(StoreTable).Delete(ctx, pipeKey(p.ID), nil); err != nil {
 			return fmt.Errorf("purge pipeline %s: %w", p.ID, err)
 		}
 	}
@@ -194,4 +193,17 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 // errNotOwner is the 403 of another user's pipeline.
 func errNotOwner() *apperr.Error {
 	return apperr.New(apperr.Forbidden, "Ce pipeline appartient à un autre compte.", "This pipeline belongs to another account.")
+}
+
+// StoreTable is the name of the pipelines table.
+const StoreTable = "pipelines"
+
+// StoreSchema is the key design of the pipelines table (docs/tables.md): a
+// pipeline is PIPE#<id> / PIPE, listed on the owner index gsi1 as
+// USER#<uid> / PIPE#<created, 20 digits of ms>#<id>, newest first.
+func StoreSchema() store.Schema {
+	return store.Schema{
+		Name: StoreTable, PK: "pk", SK: "sk", TTL: "ttl",
+		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}},
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/prospectdata/svc/shared/export"
-	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
@@ -174,7 +173,7 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 			r.PendingRunID = 0
 		}
 		// The run and the veille together: a run is computed once.
-		err = s.put(ctx, r, store.PutOp(jobs.Table, it, store.Eq("state", RunPending)))
+		err = s.put(ctx, r, store.PutOp(Table, it, store.Eq("state", RunPending)))
 		if errors.Is(err, errConflict) && try < 10 {
 			if cur, gerr := s.getRun(ctx, r.ID, d.ID); gerr == nil && cur.State != RunPending {
 				return nil // another tick finished it

@@ -191,7 +191,7 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.put(ctx, rec, store.PutOp(jobs.Table, bit, store.NotExists("pk"))); err != nil {
+	if err := s.put(ctx, rec, store.PutOp(Table, bit, store.NotExists("pk"))); err != nil {
 		return nil, err
 	}
 	s.completed(ctx, rec, base)
@@ -389,7 +389,7 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 	if err != nil {
 		return err
 	}
-	t := s.d.DB.Table(jobs.Table)
+	t := s.d.DB.Table(Table)
 	for _, r := range rs {
 		ds, err := s.runs(ctx, r.ID)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -93,8 +92,8 @@ type runDoc struct {
 }
 
 // Keys and index entries (docs/veille.md). A veille and its runs share a
-// partition of the jobs table; the owner index lists veilles beside the
-// owner's jobs and pipelines; the gsi2 index holds, sparsely, the active
+// partition of the veille table (Schema); the owner index lists an
+// account's veilles; the gsi2 index holds, sparsely, the active
 // veilles by next_run_at (the tick's due query) and the pending runs.
 const (
 	duePK     = "VEILLE#DUE"
@@ -175,7 +174,7 @@ func (s *Service) get(ctx context.Context, uid, id int64, withDeleted bool) (*re
 	if id <= 0 {
 		return nil, apperr.Missing()
 	}
-	it, err := s.d.DB.Table(jobs.Table).Get(ctx, veilleKey(id))
+	it, err := s.d.DB.Table(Table).Get(ctx, veilleKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apperr.Missing()
 	}
@@ -208,7 +207,7 @@ func (s *Service) put(ctx context.Context, r *record, extra ...store.TxOp) error
 	if old == 0 {
 		cond = store.NotExists("pk")
 	}
-	ops := append([]store.TxOp{store.PutOp(jobs.Table, it, cond)}, extra...)
+	ops := append([]store.TxOp{store.PutOp(Table, it, cond)}, extra...)
 	err = s.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError
 	if errors.As(err, &txErr) || errors.Is(err, store.ErrConditionFailed) {
@@ -252,7 +251,7 @@ func (s *Service) getRun(ctx context.Context, vid, rid int64) (*runDoc, error) {
 	if rid <= 0 {
 		return nil, apperr.Missing()
 	}
-	it, err := s.d.DB.Table(jobs.Table).Get(ctx, runKey(vid, rid))
+	it, err := s.d.DB.Table(Table).Get(ctx, runKey(vid, rid))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apperr.Missing()
 	}
@@ -265,7 +264,7 @@ func (s *Service) getRun(ctx context.Context, vid, rid int64) (*runDoc, error) {
 // list reads the user's veilles (deleted ones included when asked).
 func (s *Service) list(ctx context.Context, uid int64, withDeleted bool) ([]*record, error) {
 	out := []*record{}
-	err := store.ForEach(ctx, s.d.DB.Table(jobs.Table), store.Query{
+	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{
 		Index: "gsi1", PK: accounts.UserPK(uid), SK: store.BeginsWith("VEILLE#"), Desc: true,
 	}, func(it store.Item) error {
 		r, err := recordFrom(it)
@@ -287,7 +286,7 @@ func (s *Service) list(ctx context.Context, uid int64, withDeleted bool) ([]*rec
 func (s *Service) runs(ctx context.Context, vid int64) ([]*runDoc, error) {
 	k := veilleKey(vid)
 	out := []*runDoc{}
-	err := store.ForEach(ctx, s.d.DB.Table(jobs.Table), store.Query{PK: k.PK, SK: store.BeginsWith("RUN#"), Desc: true},
+	err := store.ForEach(ctx, s.d.DB.Table(Table), store.Query{PK: k.PK, SK: store.BeginsWith("RUN#"), Desc: true},
 		func(it store.Item) error {
 			d, err := runFrom(it)
 			if err != nil {
@@ -300,4 +299,18 @@ func (s *Service) runs(ctx context.Context, vid int64) ([]*runDoc, error) {
 		return nil, fmt.Errorf("runs of veille %d: %w", vid, err)
 	}
 	return out, nil
+}
+
+// Table is the name of the veille table.
+const Table = "veille"
+
+// Schema is the key design of the veille table (docs/tables.md): a veille
+// and its runs share the partition VEILLE#<id>; the owner index gsi1
+// lists an account's veilles; gsi2 holds, sparsely, the active veilles by
+// their next run and the pending runs.
+func Schema() store.Schema {
+	return store.Schema{
+		Name: Table, PK: "pk", SK: "sk", TTL: "ttl",
+		Indexes: []store.Index{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}, {Name: "gsi2", PK: "gsi2pk", SK: "gsi2sk"}},
+	}
 }

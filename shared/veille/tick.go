@@ -42,7 +42,7 @@ type TickResult struct {
 func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 	var res TickResult
 	now := s.d.Now().UTC()
-	tbl := s.d.DB.Table(jobs.Table)
+	tbl := s.d.DB.Table(Table)
 	due, err := tbl.Query(ctx, store.Query{Index: "gsi2", PK: duePK,
 		SK: store.SortCond{Op: store.SortLe, Value: padded(now.UnixMilli()) + "#~"}, Limit: TickBatch})
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Service) start(ctx context.Context, r *record) error {
 	if err != nil {
 		return err
 	}
-	if err := s.put(ctx, r, store.PutOp(jobs.Table, it, store.NotExists("pk"))); err != nil {
+	if err := s.put(ctx, r, store.PutOp(Table, it, store.NotExists("pk"))); err != nil {
 		return err
 	}
 	if err := s.replay(ctx, r, d); err != nil {
@@ -170,7 +170,7 @@ func (s *Service) putRun(ctx context.Context, d *runDoc) error {
 	if err != nil {
 		return err
 	}
-	if err := s.d.DB.Table(jobs.Table).Put(ctx, it, nil); err != nil {
+	if err := s.d.DB.Table(Table).Put(ctx, it, nil); err != nil {
 		return fmt.Errorf("write veille run %d: %w", d.ID, err)
 	}
 	return nil
@@ -182,7 +182,7 @@ func (s *Service) putRun(ctx context.Context, d *runDoc) error {
 func (s *Service) settle(ctx context.Context, d *runDoc, now time.Time) (string, error) {
 	r, err := s.get(ctx, 0, d.VeilleID, true)
 	if apperr.Is(err, apperr.NotFound) {
-		return "", s.d.DB.Table(jobs.Table).Delete(ctx, runKey(d.VeilleID, d.ID), nil)
+		return "", s.d.DB.Table(Table).Delete(ctx, runKey(d.VeilleID, d.ID), nil)
 	}
 	if err != nil {
 		return "", err
@@ -245,7 +245,7 @@ func (s *Service) settle(ctx context.Context, d *runDoc, now time.Time) (string,
 
 // lease claims the computation of a run for computeLease.
 func (s *Service) lease(ctx context.Context, d *runDoc, now time.Time) bool {
-	_, err := s.d.DB.Table(jobs.Table).Update(ctx, runKey(d.VeilleID, d.ID),
+	_, err := s.d.DB.Table(Table).Update(ctx, runKey(d.VeilleID, d.ID),
 		store.Update{}.Set("lease_ms", now.Add(computeLease).UnixMilli()),
 		store.And(store.Eq("state", RunPending), store.Or(store.NotExists("lease_ms"), store.Lt("lease_ms", now.UnixMilli()))))
 	return err == nil
