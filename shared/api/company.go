@@ -11,11 +11,6 @@ import (
 	"github.com/prospectdata/svc/shared/registers"
 )
 
-// Companies looks companies up in the registers (registers.Client).
-type Companies interface {
-	Lookup(ctx context.Context, q registers.Query) (registers.Company, error)
-}
-
 var (
 	sirenRe = regexp.MustCompile(`^\d{9}$`)
 	siretRe = regexp.MustCompile(`^\d{14}$`)

@@ -9,7 +9,7 @@ import (
 // eventRoutes is the account's event feed. The log is passed in (the
 // server's Deps.Events) rather than read from s.d here, so that this file
 // builds whatever the state of Deps.
-func (s *Server) eventRoutes(ev *events.Service) []Route {
+func (s *Server) eventRoutes(ev Events) []Route {
 	return []Route{
 		{
 			Method: http.MethodGet, Path: "/api/events", Auth: Any, Tag: "events",

@@ -6,11 +6,7 @@
 package api
 
 import (
-	"context"
 	"fmt"
-	"github.com/prospectdata/svc/shared/blob"
-	"github.com/prospectdata/svc/shared/pipelines"
-	"github.com/prospectdata/svc/shared/veille"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -20,15 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/events"
-	"github.com/prospectdata/svc/shared/exports"
-	"github.com/prospectdata/svc/shared/features"
-	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/keys"
-	"github.com/prospectdata/svc/shared/scrape"
-	"github.com/prospectdata/svc/shared/webhooks"
+	"github.com/prospectdata/svc/shared/blob"
 )
 
 // DefaultMaxBody caps request bodies unless a route says otherwise.
@@ -37,26 +26,30 @@ const DefaultMaxBody = 1 << 20
 // CookieName is the session cookie of the spec.
 const CookieName = "svc_session"
 
-// Deps are the services the routes act on.
+// Deps are the services the routes act on, each through the port the
+// routes need of it (ports.go). A field whose comment says what nil means
+// is optional; an optional port that is absent is left nil, never given a
+// nil pointer (an interface holding one is not nil, so the route would
+// call it). The other ports are set before their routes are called.
 type Deps struct {
-	Accounts *accounts.Service
-	Keys     *keys.Service
-	Features *features.Service
-	Scrape   *scrape.Service
-	Jobs     *jobs.Service
-	Events   *events.Service
-	Webhooks *webhooks.Service
+	Accounts Accounts
+	Keys     Keys
+	Features Features
+	Scrape   Scrape
+	Jobs     Jobs
+	Events   Events
+	Webhooks Webhooks
 	// World moves the simulated map world forward (the admin's clock,
 	// POST /api/admin/sim/advance); nil with a real map provider.
 	World WorldClock
 	// Files holds the files brand_assets re-hosts (the job file store).
 	Files blob.Store
 	// Pipelines creates, checks and reads pipelines.
-	Pipelines *pipelines.Service
-	Veille    *veille.Service
+	Pipelines Pipelines
+	Veille    Veille
 	// Exports builds the account export into the file store where
 	// responses are capped (a Lambda); nil streams it in the request.
-	Exports *exports.Service
+	Exports Exports
 	// Companies is the company lookup; nil answers 503.
 	Companies Companies
 	// Delivery says whether delivery checks can run (seed mailboxes);
@@ -395,13 +388,4 @@ func originOf(base string) (string, bool) {
 // check lets it through).
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
-}
-
-// WorldClock is the simulated world's day store, as the admin route needs
-// it: a port, so that the API knows no provider.
-type WorldClock interface {
-	// Advance moves the world days forward and returns its new day.
-	Advance(ctx context.Context, days int) (int, error)
-	// MaxAdvance is the most days one advance may move.
-	MaxAdvance() int
 }

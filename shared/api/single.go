@@ -97,7 +97,7 @@ type deliveryRequest struct {
 const DeliveryEF = 0.1
 
 // resultRoute reads a single-run job's result document.
-func resultRoute(js *jobs.Service, path, jobType string, doc any, summary string) Route {
+func resultRoute(js Jobs, path, jobType string, doc any, summary string) Route {
 	return Route{
 		Method: http.MethodGet, Path: path, Auth: Any, Tag: "jobs", Summary: summary,
 		Response: doc, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410},

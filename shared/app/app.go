@@ -198,8 +198,11 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	if eng != nil {
 		js.Attach(eng)
 	}
-	var capped *exports.Service // the API builds the export in a worker only under a response cap
-	if ad.ResponseCap > 0 {
+	// The API builds the export in a worker only under a response cap.
+	// capped stays a nil interface otherwise: one holding a nil
+	// *exports.Service is not nil, and the route would call it.
+	var capped api.Exports
+	if ad.ResponseCap > 0 && xs != nil {
 		capped = xs
 	}
 	srv := api.New(api.Deps{

@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/queue"
@@ -75,14 +76,14 @@ func TestJobRunsToDone(t *testing.T) {
 		// default), once; every place outside is not.
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		rules := newPhoneRules("FRA")
 		outside := 0
 		for id, pl := range w.returned {
 			in := len(p.Grid.Locate(orb.Point{pl.Lon, pl.Lat})) > 0
 			if !in {
 				outside++
 			}
-			if want := in && !rules.classify(pl.Phone).foreign; want != ids[id] {
+			_, foreign := placerow.ClassifyPhone(pl.Phone, "FRA")
+			if want := in && !foreign; want != ids[id] {
 				t.Errorf("place %s: in zone %v, phone %s, in output %v", id, in, pl.Phone, ids[id])
 			}
 		}
@@ -278,12 +279,11 @@ func TestStopAt(t *testing.T) {
 // TestPhoneFilters: max_per_phone and exclude_foreign_phones.
 func TestPhoneFilters(t *testing.T) {
 	e := newEnv(t, newWorld(), envOpts{})
-	rules := newPhoneRules("FRA")
 	base := e.run(withPhones(lyon("fast"), 0, false))
 	all := parseCSV(t, e.output(base.ID)).rows
 	noNumber := 0
 	for _, r := range all {
-		if rules.classify(r["telephone"]).key == "" {
+		if key, _ := placerow.ClassifyPhone(r["telephone"], "FRA"); key == "" {
 			noNumber++
 		}
 	}
@@ -297,16 +297,16 @@ func TestPhoneFilters(t *testing.T) {
 			per := map[string]int{}
 			kept, foreign, shared := 0, 0, 0
 			for _, r := range rows {
-				ph := rules.classify(r["telephone"])
-				if ph.key == "" {
+				key, abroad := placerow.ClassifyPhone(r["telephone"], "FRA")
+				if key == "" {
 					kept++
 					continue
 				}
-				per[ph.key]++
-				if ph.foreign {
+				per[key]++
+				if abroad {
 					foreign++
 				}
-				if ph.key == "+33472000001" {
+				if key == "+33472000001" {
 					shared++
 					if r["aggregator_flag"] != "true" {
 						t.Errorf("row %s shares its number with many but is not flagged", r["place_id"])

@@ -102,36 +102,6 @@ func TestFallbackIDs(t *testing.T) {
 	}
 }
 
-func TestClassifyPhone(t *testing.T) {
-	fr := newPhoneRules("FRA")
-	be := newPhoneRules("BEL")
-	for _, tt := range []struct {
-		rules   phoneRules
-		raw     string
-		key     string
-		foreign bool
-	}{
-		{fr, "04 72 10 30 30", "+33472103030", false},
-		{fr, "+33 4 72 10 30 30", "+33472103030", false},
-		{fr, "0033 4 72 10 30 30", "+33472103030", false},
-		{fr, "+32 2 555 12 34", "+3225551234", true},
-		{fr, "0032 2 555 12 34", "+3225551234", true},
-		{fr, "+262 262 12 34 56", "+262262123456", false}, // Réunion is France
-		{fr, "+41 22 123 45 67", "+41221234567", true},
-		{fr, "", "", false},
-		{fr, "n/a", "", false},
-		{fr, "12", "", false},
-		{be, "02 555 12 34", "+3225551234", false},
-		{be, "+33 4 72 10 30 30", "+33472103030", true},
-		{newPhoneRules("XXX"), "+33 4 72 10 30 30", "", false},
-	} {
-		got := tt.rules.classify(tt.raw)
-		if got.key != tt.key || got.foreign != tt.foreign {
-			t.Errorf("%s in %s: %+v", tt.raw, tt.rules.region, got)
-		}
-	}
-}
-
 func TestOutputFilename(t *testing.T) {
 	for _, tt := range []struct {
 		queries, zones []string

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/prospectdata/svc/shared/placerow"
 	"sync"
 
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 )
 
@@ -45,10 +45,7 @@ func (e *Engine) fetchReviews(ctx context.Context, j *jobs.Job, rows []Row) (att
 				}
 				return
 			}
-			if len(rs) > placerow.MaxReviews {
-				rs = rs[:placerow.MaxReviews]
-			}
-			r.LatestReviews = rs
+			r.SetReviews(rs)
 		})
 	}
 	wg.Wait()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/prospectdata/svc/shared/placerow"
 	"io"
 	"maps"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 )
 

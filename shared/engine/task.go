@@ -268,7 +268,6 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []
 		return taskResult{}, err
 	}
 
-	rules := newPhoneRules(j.Country)
 	withDept := slices.Contains(j.ExtraColumns, "departement")
 	withRegion := slices.Contains(j.ExtraColumns, "region")
 	res := taskResult{stats: map[int]int{}}
@@ -312,8 +311,8 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []
 				continue
 			}
 			kept++
-			ph := rules.classify(pl.Phone)
-			if !splits && !counted[pl.ID] && !(j.ExcludeForeignPhones && ph.foreign) && maptile.At(pt, u.tile.Z) == u.tile {
+			e164, foreign := placerow.ClassifyPhone(pl.Phone, j.Country)
+			if !splits && !counted[pl.ID] && !(j.ExcludeForeignPhones && foreign) && maptile.At(pt, u.tile.Z) == u.tile {
 				counted[pl.ID] = true
 				res.counted++
 			}
@@ -324,7 +323,7 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []
 				PlaceID: pl.ID, Name: pl.Name, Website: pl.Website, Phone: pl.Phone, Address: pl.Address,
 				Rating: pl.Rating, Reviews: pl.ReviewCount, Category: pl.Category, MapsURL: pl.MapsURL,
 				Query: p.Settings.Queries[q], Zone: p.Zones[zs[0]].Label, Lat: pl.Lat, Lon: pl.Lon,
-				PhoneE164: ph.key, PhoneForeign: ph.foreign,
+				PhoneE164: e164, PhoneForeign: foreign,
 			}
 			if withDept || withRegion {
 				dept, region, err := e.d.Scrape.Locate(j.Country, pt)

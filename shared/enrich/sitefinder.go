@@ -10,6 +10,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/phonenum"
 	"github.com/prospectdata/svc/shared/provider"
 )
 
@@ -23,6 +24,14 @@ import (
 
 // siteFinderPages is how many result pages of one search are read.
 const siteFinderPages = 3
+
+// siteFinderCountry is the country site_finder searches (alpha-3): the
+// communes it places rows in are France's in the gazetteer, its searches
+// ask the provider for France, so the listings it compares are French and
+// the row's number and theirs are read as that country's (a national
+// number takes France's calling code). The module reads no country cell:
+// a row of another country has no commune here to search.
+const siteFinderCountry = "FRA"
 
 // Kinds of site_finder_match: what tied the listing to the row.
 const (
@@ -113,7 +122,7 @@ func (m *siteFinder) search(ctx context.Context, r row, q string, bound orb.Boun
 		}
 		*budget--
 		page, err := m.d.Provider.Search(ctx, provider.Request{
-			Query: q, Bound: bound, Country: "FRA", Language: "fr", PageToken: token,
+			Query: q, Bound: bound, Country: siteFinderCountry, Language: "fr", PageToken: token,
 		})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, provider.ErrTransient) {
@@ -164,10 +173,10 @@ func locate(g *gazetteer.Gazetteer, in Input) (orb.Bound, bool) {
 	}
 	var ids []gazetteer.ID
 	if pc != "" {
-		ids = g.ByPostcode("FRA", pc)
+		ids = g.ByPostcode(siteFinderCountry, pc)
 	}
 	if len(ids) == 0 && town != "" {
-		ids = g.Lookup("FRA", town)
+		ids = g.Lookup(siteFinderCountry, town)
 	}
 	if len(ids) == 0 {
 		return orb.Bound{}, false
@@ -196,7 +205,7 @@ type row struct {
 func rowOf(in Input) row {
 	r := row{name: gazetteer.Normalize(in["nom"])}
 	r.words = strings.Fields(r.name)
-	if n, err := phonenumbers.Parse(in["telephone"], "FR"); err == nil && phonenumbers.IsValidNumber(n) {
+	if n, err := phonenum.Parse(in["telephone"], siteFinderCountry); err == nil && phonenumbers.IsValidNumber(n) {
 		r.phone = phonenumbers.Format(n, phonenumbers.E164)
 	}
 	if loc := postcodeRe.FindString(in["adresse"]); loc != "" {
@@ -223,7 +232,7 @@ func (r row) best(ps []provider.Place) (provider.Place, string, bool) {
 		shared := sharedWords(r.words, strings.Fields(name))
 		if r.phone != "" {
 			phone := ""
-			if n, err := phonenumbers.Parse(p.Phone, "FR"); err == nil {
+			if n, err := phonenum.Parse(p.Phone, siteFinderCountry); err == nil {
 				phone = phonenumbers.Format(n, phonenumbers.E164)
 			}
 			switch {

@@ -11,6 +11,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/phonenum"
 )
 
 // Response is an Overpass API answer in its JSON format ([out:json];
@@ -127,20 +128,23 @@ func (e *Element) Website() string {
 	return u.String()
 }
 
-// Phone is the element's phone (phone, contact:phone): a French number in
-// the national format the listings use ("04 78 12 34 56"), another
-// country's in the international format ("+41 22 123 45 67"), a number
-// libphonenumber cannot read as OSM gives it.
+// Phone is the element's phone (phone, contact:phone): a number of the
+// home market (phonenum.Home, France) in the national format its
+// listings use ("04 78 12 34 56"), another country's in the international
+// format ("+41 22 123 45 67"), a number libphonenumber cannot read as OSM
+// gives it. A number written without its calling code is read in the
+// element's country (addr:country, alpha-2 in OSM), else in the home
+// market's: the row names no country, and most elements do not either.
 func (e *Element) Phone() string {
 	raw := e.tag("phone", "contact:phone")
 	if raw == "" {
 		return ""
 	}
-	n, err := phonenumbers.Parse(raw, "FR")
+	n, err := phonenum.Parse(raw, phonenum.OrHome(e.tag("addr:country")))
 	if err != nil || !phonenumbers.IsValidNumber(n) {
 		return raw
 	}
-	if phonenumbers.GetRegionCodeForNumber(n) == "FR" {
+	if phonenumbers.GetRegionCodeForNumber(n) == phonenum.Region(phonenum.Home) {
 		return phonenumbers.Format(n, phonenumbers.NATIONAL)
 	}
 	return phonenumbers.Format(n, phonenumbers.INTERNATIONAL)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/nyaruka/phonenumbers"
 	"golang.org/x/text/language"
+
+	"github.com/prospectdata/svc/shared/phonenum"
 )
 
 // Columns are phone_info's Produces list, in order.
@@ -23,11 +25,6 @@ var Columns = []string{
 	"phone_carrier_original", "phone_carrier_current", "phone_is_ported", "phone_is_reachable", "phone_is_valid",
 	"phone_operator_siret", "phone_operator_address", "phone_operator_registered_since",
 }
-
-// DefaultRegion is the region of a national number (one written without
-// its country code) when the item says no country: the service's home
-// market.
-const DefaultRegion = "FR"
 
 // MaxInput caps the telephone cell read: longer is not one number.
 const MaxInput = 64
@@ -84,23 +81,12 @@ var frenchPlanRegions = []string{"FR", "GP", "MQ", "GF", "RE", "YT", "BL", "MF",
 var frenchPlanCodes = map[int32]bool{33: true, 262: true, 508: true, 590: true, 594: true, 596: true}
 
 // Region reads an item's country cell (ISO 3166-1 alpha-3 "FRA" or alpha-2
-// "FR", any case) as the libphonenumber region of its national numbers;
-// DefaultRegion when the cell is empty or not a country libphonenumber
-// numbers.
+// "FR", any case) as the libphonenumber region of its national numbers
+// (phonenum.Region); the home market's (phonenum.Home, France) when the
+// cell is empty or not a country libphonenumber numbers: a national number
+// is read somehow, and the service's items are French first.
 func Region(country string) string {
-	country = strings.TrimSpace(country)
-	if country == "" || len(country) > 3 {
-		return DefaultRegion
-	}
-	r, err := language.ParseRegion(country)
-	if err != nil || !r.IsCountry() {
-		return DefaultRegion
-	}
-	a2 := r.String()
-	if phonenumbers.GetCountryCodeForRegion(a2) == 0 {
-		return DefaultRegion
-	}
-	return a2
+	return phonenum.Region(phonenum.OrHome(country))
 }
 
 // Parse reads a telephone cell. A number written without its country
@@ -119,6 +105,8 @@ func Parse(cell, region string) (n Number, ok bool) {
 	if cell == "" || len(cell) > MaxInput {
 		return Number{}, false
 	}
+	// Not phonenum.Parse: the retry below needs to know whether the cell
+	// wrote a calling code, which only the raw input's parse keeps.
 	pn, err := phonenumbers.ParseAndKeepRawInput(cell, region)
 	if err != nil {
 		return Number{}, false
@@ -128,7 +116,7 @@ func Parse(cell, region string) (n Number, ok bool) {
 			if other == region {
 				continue
 			}
-			alt, err := phonenumbers.Parse(cell, other)
+			alt, err := phonenum.Parse(cell, other)
 			if err == nil && phonenumbers.IsValidNumber(alt) {
 				pn = alt
 				break

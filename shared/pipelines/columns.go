@@ -12,6 +12,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/prospectdata/svc/shared/export"
+	"github.com/prospectdata/svc/shared/phonenum"
 )
 
 // PreviewRows is the window of an upstream CSV the column report and the
@@ -70,6 +71,7 @@ func ReportColumns(r io.Reader) (*ColumnsReport, error) {
 		return nil, err
 	}
 	header := rd.Header()
+	countryAt := slices.Index(header, countryColumn)
 	stats := make([]colStats, len(header))
 	for i := range stats {
 		stats[i] = colStats{counts: map[string]int{}, typed: map[string]int{}}
@@ -88,6 +90,10 @@ func ReportColumns(r io.Reader) (*ColumnsReport, error) {
 			break
 		}
 		rep.RowCount++
+		country := phonenum.Home
+		if countryAt >= 0 && countryAt < len(row) {
+			country = phonenum.OrHome(export.Restore(row[countryAt]))
+		}
 		for i, cell := range row {
 			cell = strings.TrimSpace(export.Restore(cell))
 			if cell == "" {
@@ -105,7 +111,7 @@ func ReportColumns(r io.Reader) (*ColumnsReport, error) {
 				s.counts[cell]++
 			}
 			for _, t := range []string{ColPhone, ColEmail, ColURL, ColNumber} {
-				if looksLike(t, cell) {
+				if looksLike(t, cell, country) {
 					s.typed[t]++
 				}
 			}
@@ -142,14 +148,21 @@ func ReportColumns(r io.Reader) (*ColumnsReport, error) {
 
 var phoneChars = regexp.MustCompile(`^[+0-9 ().\-/]{6,25}$`)
 
-// looksLike tells whether a value matches a column type's pattern.
-func looksLike(t, v string) bool {
+// countryColumn is the cell that names a row's country (alpha-3 or
+// alpha-2), as phone_info reads it.
+const countryColumn = "country"
+
+// looksLike tells whether a value matches a column type's pattern. A
+// national phone number is read in country: the row's own when it has a
+// country cell, else the home market (phonenum.Home), the country of the
+// service's rows, since the report has nothing else to go by.
+func looksLike(t, v, country string) bool {
 	switch t {
 	case ColPhone:
 		if !phoneChars.MatchString(v) {
 			return false
 		}
-		n, err := phonenumbers.Parse(v, "FR")
+		n, err := phonenum.Parse(v, country)
 		return err == nil && phonenumbers.IsPossibleNumber(n)
 	case ColEmail:
 		a, err := mail.ParseAddress(v)

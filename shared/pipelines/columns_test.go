@@ -53,6 +53,48 @@ func TestReportColumns(t *testing.T) {
 	}
 }
 
+// TestReportColumnsPhoneCountry: a national number is read in the row's
+// country (its country cell), else in the home market's.
+func TestReportColumnsPhoneCountry(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		country string // "": no country column
+		tel     string // with the row's index as last digit
+		phone   bool
+	}{
+		{"French number, no country column", "", "04 78 12 34 5%d", true},
+		{"American number, no country column", "", "(415) 555-267%d", false},
+		{"American number in a US row", "USA", "(415) 555-267%d", true},
+		{"American number, alpha-2 country", "us", "(415) 555-267%d", true},
+		{"British number in a GB row", "GBR", "020 7946 095%d", true},
+		{"British number in a French row", "FRA", "020 7946 095%d", false},
+		{"unknown country: the home market's", "Royaume-Uni", "020 7946 095%d", false},
+		{"unknown country, French number", "Royaume-Uni", "04 78 12 34 5%d", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := []string{"nom", "telephone"}
+			if tt.country != "" {
+				h = append(h, "country")
+			}
+			var rows [][]string
+			for i := range 10 {
+				r := []string{fmt.Sprint("n", i), fmt.Sprintf(tt.tel, i)}
+				if tt.country != "" {
+					r = append(r, tt.country)
+				}
+				rows = append(rows, r)
+			}
+			rep, err := pipelines.ReportColumns(bytes.NewReader(storedCSV(t, h, rows)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rep.Columns[1].Type; (got == pipelines.ColPhone) != tt.phone {
+				t.Errorf("telephone %q in %q: %s, phone %v", tt.tel, tt.country, got, tt.phone)
+			}
+		})
+	}
+}
+
 func TestPreviewAndFilter(t *testing.T) {
 	h := []string{"nom", "rating", "telephone", "email"}
 	var rows [][]string

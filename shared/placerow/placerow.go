@@ -1,8 +1,10 @@
 // Package placerow is the row of a scrape's output: the place as the
 // workers keep it (Row), the output's columns and the cells of a row in
-// them, the aggregator flag's rule and the review cells. The engine writes
-// rows with it; a veille rebuilds the row of a place it looked up again
-// with the same rules, without the engine.
+// them, the aggregator flag's rule, the review cells and the
+// classification of the row's number against the job's country
+// (ClassifyPhone). The engine writes rows with it; a veille rebuilds the
+// row of a place it looked up again with the same rules, without the
+// engine.
 package placerow
 
 import (
@@ -177,6 +179,16 @@ func PlaceCells(p provider.Place) map[string]string {
 		out[c] = vals[i]
 	}
 	return out
+}
+
+// SetReviews keeps a place's latest reviews, newest first as the
+// provider lists them, on its row: at most MaxReviews, the columns the
+// output has for them.
+func (r *Row) SetReviews(rs []provider.Review) {
+	if len(rs) > MaxReviews {
+		rs = rs[:MaxReviews]
+	}
+	r.LatestReviews = rs
 }
 
 // ReviewCells are a row's review columns: one cell per review, newest

@@ -86,3 +86,28 @@ func TestReviewCell(t *testing.T) {
 		t.Errorf("columns %q", got)
 	}
 }
+
+func TestSetReviews(t *testing.T) {
+	many := make([]provider.Review, MaxReviews+2)
+	for i := range many {
+		many[i] = provider.Review{Author: strings.Repeat("a", i+1)}
+	}
+	for _, tt := range []struct {
+		name string
+		in   []provider.Review
+		want []provider.Review
+	}{
+		{"none", nil, nil},
+		{"fewer", many[:2], many[:2]},
+		{"as many as columns", many[:MaxReviews], many[:MaxReviews]},
+		{"more: the latest kept", many, many[:MaxReviews]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Row
+			r.SetReviews(tt.in)
+			if !slices.Equal(r.LatestReviews, tt.want) {
+				t.Errorf("%d reviews kept, want %d", len(r.LatestReviews), len(tt.want))
+			}
+		})
+	}
+}

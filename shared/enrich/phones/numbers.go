@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/prospectdata/svc/shared/phonenum"
 )
 
 // kind is the column a valid number goes to besides phones_extra.
@@ -61,9 +63,11 @@ func parse(raw, region string) (number, bool) {
 
 // parseLoose parses and validates a number without the trunk-prefix rule
 // (used for the row's known telephone, which is a phone by definition).
+// region is the site's country (alpha-2, as its domain names it), read
+// by phonenum like every country.
 func parseLoose(raw, region string) (number, bool) {
 	raw = trunkZero.ReplaceAllString(raw, " ")
-	n, err := phonenumbers.Parse(raw, region)
+	n, err := phonenum.Parse(raw, region)
 	if err != nil || !phonenumbers.IsValidNumber(n) {
 		return number{}, false
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/prospectdata/svc/shared/phonenum"
 )
 
 // addressComponent is one part of a place's address (Place.AddressComponent):
@@ -47,11 +49,11 @@ func (p place) phone() string {
 	if national == "" {
 		return ""
 	}
-	region := p.country()
-	if region == "" || phonenumbers.GetCountryCodeForRegion(region) == 0 {
+	country := p.country()
+	if phonenum.Region(country) == "" {
 		return national
 	}
-	n, err := phonenumbers.Parse(national, region)
+	n, err := phonenum.Parse(national, country)
 	if err != nil || !phonenumbers.IsPossibleNumber(n) {
 		return national
 	}
