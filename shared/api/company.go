@@ -22,8 +22,7 @@ var (
 // commune (docs/registers.md).
 func (s *Server) companyRoutes() []Route {
 	return []Route{
-		{
-			Method: http.MethodGet, Path: "/api/company/search", Auth: Any, Tag: "company",
+		{Method: http.MethodGet, Path: "/api/company/search", Auth: Any, Tag: "company", Handle: s.searchCompany,
 			Summary: "The company of a name in a postcode or commune (query name, and postcode or commune; address " +
 				"helps between homonyms): the registers' best match, with how it matched",
 			Query: []Param{
@@ -32,51 +31,55 @@ func (s *Server) companyRoutes() []Route {
 				{Name: "commune", Type: "string", Doc: "its commune (this or postcode is required)"},
 				{Name: "address", Type: "string", Doc: "its street address, to choose between namesakes"},
 			},
-			Response: registers.Company{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422, 503},
-			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-				q := r.URL.Query()
-				name := strings.TrimSpace(q.Get("name"))
-				if name == "" || len(name) > 200 {
-					return apperr.Fields(apperr.Field("name", "name : 1 à 200 caractères.", "name: 1 to 200 characters."))
-				}
-				query := registers.Query{Name: name, Postcode: strings.TrimSpace(q.Get("postcode")),
-					Commune: strings.TrimSpace(q.Get("commune")), Address: strings.TrimSpace(q.Get("address"))}
-				if query.Postcode == "" && query.Commune == "" {
-					return apperr.Fields(apperr.Field("postcode", "Donnez postcode ou commune avec le nom.",
-						"Give a postcode or a commune with the name."))
-				}
-				return s.lookupCompany(w, r.Context(), query)
-			},
-		},
-		{
-			Method: http.MethodGet, Path: "/api/company/{id}", Auth: Any, Tag: "company",
+			Response: registers.Company{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422, 503}},
+		{Method: http.MethodGet, Path: "/api/company/{id}", Auth: Any, Tag: "company", Handle: s.getCompany,
 			Summary: "A company by SIREN (9 digits), SIRET (14 digits, the establishment's) or French VAT number " +
 				"(FR + key + SIREN): the registers' data and the last 12 months of BODACC",
-			Response: registers.Company{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422, 503},
-			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-				id := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(r.PathValue("id")), " ", ""))
-				var q registers.Query
-				switch {
-				case sirenRe.MatchString(id) && registers.ValidSIREN(id):
-					q.SIREN = id
-				case siretRe.MatchString(id) && registers.ValidSIRET(id):
-					q.SIRET = id
-				case vatRe.MatchString(id):
-					if _, ok := registers.SIRENFromVAT(id); !ok {
-						return apperr.Fields(apperr.Field("id", "Numéro de TVA invalide (clé).", "Invalid VAT number (key)."))
-					}
-					q.VAT = id
-				default:
-					return apperr.Fields(apperr.Field("id",
-						"id : un SIREN (9 chiffres), un SIRET (14 chiffres) ou un numéro de TVA FR valides.",
-						"id: a valid SIREN (9 digits), SIRET (14 digits) or French VAT number."))
-				}
-				return s.lookupCompany(w, r.Context(), q)
-			},
-		},
+			Response: registers.Company{}, Status: http.StatusOK, Errors: []int{401, 403, 404, 422, 503}},
 	}
 }
 
+// searchCompany is GET /api/company/search.
+func (s *Server) searchCompany(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	q := r.URL.Query()
+	name := strings.TrimSpace(q.Get("name"))
+	if name == "" || len(name) > 200 {
+		return apperr.Fields(apperr.Field("name", "name : 1 à 200 caractères.", "name: 1 to 200 characters."))
+	}
+	query := registers.Query{Name: name, Postcode: strings.TrimSpace(q.Get("postcode")),
+		Commune: strings.TrimSpace(q.Get("commune")), Address: strings.TrimSpace(q.Get("address"))}
+	if query.Postcode == "" && query.Commune == "" {
+		return apperr.Fields(apperr.Field("postcode", "Donnez postcode ou commune avec le nom.",
+			"Give a postcode or a commune with the name."))
+	}
+	return s.lookupCompany(w, r.Context(), query)
+}
+
+// getCompany is GET /api/company/{id}: the id's shape says which number it
+// is (spaces ignored, letters upper-cased).
+func (s *Server) getCompany(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	id := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(r.PathValue("id")), " ", ""))
+	var q registers.Query
+	switch {
+	case sirenRe.MatchString(id) && registers.ValidSIREN(id):
+		q.SIREN = id
+	case siretRe.MatchString(id) && registers.ValidSIRET(id):
+		q.SIRET = id
+	case vatRe.MatchString(id):
+		if _, ok := registers.SIRENFromVAT(id); !ok {
+			return apperr.Fields(apperr.Field("id", "Numéro de TVA invalide (clé).", "Invalid VAT number (key)."))
+		}
+		q.VAT = id
+	default:
+		return apperr.Fields(apperr.Field("id",
+			"id : un SIREN (9 chiffres), un SIRET (14 chiffres) ou un numéro de TVA FR valides.",
+			"id: a valid SIREN (9 digits), SIRET (14 digits) or French VAT number."))
+	}
+	return s.lookupCompany(w, r.Context(), q)
+}
+
+// lookupCompany asks the registers and maps their refusals: ambiguous and
+// unknown are 404s, a register that does not answer a 503.
 func (s *Server) lookupCompany(w http.ResponseWriter, ctx context.Context, q registers.Query) error {
 	if s.d.Companies == nil {
 		return apperr.New(apperr.Unavailable, "La recherche d'entreprises n'est pas configurée ici.",

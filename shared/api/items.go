@@ -59,51 +59,62 @@ func (s *Server) itemRoutes() []Route {
 		slug := e.Slug
 		switch {
 		case e.AlphaUnavailable:
-			rs = append(rs, Route{
-				Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Tag: "jobs",
-				Summary: "Frozen during the alpha: always 503 {detail}", Status: http.StatusServiceUnavailable,
-				Response: ErrorBody{}, Errors: []int{401, 403},
-				Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-					return apperr.New(apperr.Unavailable,
-						"Ce module est gelé pendant l'alpha : il n'accepte pas de job pour l'instant.",
-						"This module is frozen during the alpha: it accepts no job for now.")
-				},
-			})
+			rs = append(rs, Route{Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Tag: "jobs", Handle: frozenModule,
+				Summary:  "Frozen during the alpha: always 503 {detail}",
+				Response: ErrorBody{}, Status: http.StatusServiceUnavailable, Errors: []int{401, 403}})
 		case jobs.ItemModule(slug):
-			var doc any = itemRequestDoc{}
-			switch slug {
-			case "emails":
-				doc = emailsRequestDoc{}
-			case "brand_assets":
-				doc = brandRequestDoc{}
-			case "reviews":
-				doc = reviewsRequestDoc{}
-			case "phone_info":
-				doc = phoneInfoRequestDoc{}
-			}
-			rs = append(rs, Route{
-				Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Active: true, Tag: "jobs",
-				MaxBody: MaxItemsBody,
+			rs = append(rs, Route{Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Active: true, Tag: "jobs", MaxBody: MaxItemsBody, Handle: forModule(slug, s.createItemJob),
 				Summary: e.Label.EN + ": a " + slug + " job over 1 to 10,000 items (each with " +
 					strings.Join(e.Needs, ", ") + "); requires a verified email",
-				Request: doc, Response: jobs.Job{}, Status: http.StatusOK,
-				Errors: []int{400, 401, 403, 404, 413, 422, 429},
-				Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-					var req jobs.ItemRequest
-					if err := decode(r, &req); err != nil {
-						return err
-					}
-					j, err := s.d.Jobs.CreateItems(r.Context(), c.User, slug, req)
-					if err != nil {
-						return err
-					}
-					writeJSON(w, http.StatusOK, j)
-					return nil
-				},
-			})
+				Request: itemRequestDocOf(slug), Response: jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 413, 422, 429}})
 		}
 	}
 	return rs
+}
+
+// itemRequestDocOf is the documented body of a module's item route: the
+// items, with the module's own options where it has some.
+func itemRequestDocOf(slug string) any {
+	switch slug {
+	case "emails":
+		return emailsRequestDoc{}
+	case "brand_assets":
+		return brandRequestDoc{}
+	case "reviews":
+		return reviewsRequestDoc{}
+	case "phone_info":
+		return phoneInfoRequestDoc{}
+	}
+	return itemRequestDoc{}
+}
+
+// frozenModule is the POST /api/jobs/{type} of a module frozen during the
+// alpha.
+func frozenModule(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	return apperr.New(apperr.Unavailable,
+		"Ce module est gelé pendant l'alpha : il n'accepte pas de job pour l'instant.",
+		"This module is frozen during the alpha: it accepts no job for now.")
+}
+
+// forModule binds a handler to the module slug its route was built for.
+func forModule(slug string, f func(w http.ResponseWriter, r *http.Request, c *Caller, slug string) error) func(http.ResponseWriter, *http.Request, *Caller) error {
+	return func(w http.ResponseWriter, r *http.Request, c *Caller) error {
+		return f(w, r, c, slug)
+	}
+}
+
+// createItemJob is POST /api/jobs/{type} for the module slug.
+func (s *Server) createItemJob(w http.ResponseWriter, r *http.Request, c *Caller, slug string) error {
+	var req jobs.ItemRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	j, err := s.d.Jobs.CreateItems(r.Context(), c.User, slug, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, j)
+	return nil
 }
 
 // ItemModule is one module a job of items can run (GET /api/modules).
@@ -144,49 +155,50 @@ type ItemEstimate struct {
 // before it starts: what a client shows before the person confirms.
 func (s *Server) moduleRoutes() []Route {
 	return []Route{
-		{
-			Method: http.MethodGet, Path: "/api/modules", Auth: Any, Tag: "reference",
+		{Method: http.MethodGet, Path: "/api/modules", Auth: Any, Tag: "reference", Handle: listItemModules,
 			Summary: "The modules a job of items can run (POST /api/jobs/{type}): slug, route, label in the caller's " +
 				"language, the columns each item needs and those it adds, the EF per item",
-			Response: ItemModules{}, Status: http.StatusOK, Errors: []int{401, 403},
-			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-				en := english(r)
-				out := ItemModules{Modules: []ItemModule{}}
-				for _, e := range registry.Entries() {
-					if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
-						continue
-					}
-					per, _ := pricing.PerItem(e.Slug)
-					label := e.Label.FR
-					if en {
-						label = e.Label.EN
-					}
-					out.Modules = append(out.Modules, ItemModule{Slug: e.Slug, Endpoint: *e.APIEndpoint, Label: label,
-						Needs: e.Needs, Produces: e.Produces, EFPerItem: per})
-				}
-				writeJSON(w, http.StatusOK, out)
-				return nil
-			},
-		},
-		{
-			Method: http.MethodPost, Path: "/api/estimate/items", Auth: Any, Tag: "jobs",
+			Response: ItemModules{}, Status: http.StatusOK, Errors: []int{401, 403}},
+		{Method: http.MethodPost, Path: "/api/estimate/items", Auth: Any, Tag: "jobs", Handle: estimateItems,
 			Summary: "What a job of items would cost: the module, the count of items (1 to 10,000) and its options " +
 				"(emails: mode; brand_assets: capture_screenshot), priced as POST /api/jobs/{type} charges",
-			Request: ItemEstimateRequest{}, Response: ItemEstimate{}, Status: http.StatusOK,
-			Errors: []int{400, 401, 403, 422},
-			Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-				var req ItemEstimateRequest
-				if err := decode(r, &req); err != nil {
-					return err
-				}
-				module := strings.ReplaceAll(req.Module, "-", "_")
-				ef, err := jobs.ItemPrice(module, req.Count, jobs.ItemRequest{Mode: req.Mode, CaptureScreenshot: req.CaptureScreenshot})
-				if err != nil {
-					return err
-				}
-				writeJSON(w, http.StatusOK, ItemEstimate{Module: module, Count: req.Count, EFCost: ef})
-				return nil
-			},
-		},
+			Request: ItemEstimateRequest{}, Response: ItemEstimate{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 422}},
 	}
+}
+
+// listItemModules is GET /api/modules: the registry's modules that run
+// over items here and are not frozen.
+func listItemModules(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	en := english(r)
+	out := ItemModules{Modules: []ItemModule{}}
+	for _, e := range registry.Entries() {
+		if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
+			continue
+		}
+		per, _ := pricing.PerItem(e.Slug)
+		label := e.Label.FR
+		if en {
+			label = e.Label.EN
+		}
+		out.Modules = append(out.Modules, ItemModule{Slug: e.Slug, Endpoint: *e.APIEndpoint, Label: label,
+			Needs: e.Needs, Produces: e.Produces, EFPerItem: per})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// estimateItems is POST /api/estimate/items; the module may be named with
+// the path's hyphens or the job type's underscores.
+func estimateItems(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	var req ItemEstimateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	module := strings.ReplaceAll(req.Module, "-", "_")
+	ef, err := jobs.ItemPrice(module, req.Count, jobs.ItemRequest{Mode: req.Mode, CaptureScreenshot: req.CaptureScreenshot})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ItemEstimate{Module: module, Count: req.Count, EFCost: ef})
+	return nil
 }

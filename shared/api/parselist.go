@@ -28,26 +28,26 @@ type ParseListBody struct {
 // for the JSON quoting or the multipart framing around it.
 const parseListMaxBody = export.MaxParseListBytes*2 + 64<<10
 
+// parseListRoute turns a pasted or uploaded CSV list into items.
 func (s *Server) parseListRoute() Route {
-	return Route{
-		Method: http.MethodPost, Path: "/api/jobs/parse-list", Auth: Any, Tag: "jobs", MaxBody: parseListMaxBody,
+	return Route{Method: http.MethodPost, Path: "/api/jobs/parse-list", Auth: Any, Tag: "jobs", MaxBody: parseListMaxBody, Handle: parseList,
 		Summary: "Parse a pasted or uploaded CSV list (header row; ',' ';' or tab; BOM detected) into items for the typed jobs",
-		Request: ParseListRequest{}, Upload: "file", Response: ParseListBody{}, Status: http.StatusOK,
-		Errors: []int{400, 401, 403, 413, 422},
-		Handle: func(w http.ResponseWriter, r *http.Request, c *Caller) error {
-			src, err := parseListSource(r)
-			if err != nil {
-				return err
-			}
-			items, err := export.ParseList(src, 0, 0)
-			if err != nil {
-				return parseListError(err)
-			}
-			body := ParseListBody{Count: len(items), Items: items, Sample: items[:min(5, len(items))]}
-			writeJSON(w, http.StatusOK, body)
-			return nil
-		},
+		Request: ParseListRequest{}, Upload: "file", Response: ParseListBody{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 413, 422}}
+}
+
+// parseList is POST /api/jobs/parse-list.
+func parseList(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	src, err := parseListSource(r)
+	if err != nil {
+		return err
 	}
+	items, err := export.ParseList(src, 0, 0)
+	if err != nil {
+		return parseListError(err)
+	}
+	body := ParseListBody{Count: len(items), Items: items, Sample: items[:min(5, len(items))]}
+	writeJSON(w, http.StatusOK, body)
+	return nil
 }
 
 // parseListSource is the CSV text of the request: the "file" field of a

@@ -77,28 +77,37 @@ func (s *Server) table() []Route {
 	rs = append(rs, s.pipelineRunRoutes()...)
 	rs = append(rs, s.veilleRoutes()...)
 	rs = append(rs, s.brandAssetRoute())
-	rs = append(rs, s.eventRoutes(s.d.Events)...)
+	rs = append(rs, s.eventRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.pageRoutes()...)
 	rs = append(rs, s.referenceRoutes()...)
-	rs = append(rs, Route{
-		Method: http.MethodGet, Path: "/healthz", Auth: Public, Tag: "ops",
-		Summary: "Liveness", Response: OK{}, Status: http.StatusOK,
-		Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
-			writeJSON(w, http.StatusOK, OK{OK: true})
-			return nil
-		},
-	}, Route{
-		Method: http.MethodGet, Path: "/api/openapi.json", Auth: Public, Tag: "reference",
-		Summary: "OpenAPI 3.1 description of the surface an API key can reach",
-		Status:  http.StatusOK, Response: map[string]any{},
-		Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
-			writeJSON(w, http.StatusOK, s.OpenAPI())
-			return nil
-		},
-	})
+	rs = append(rs, s.opsRoutes()...)
 	return rs
+}
+
+// opsRoutes are the liveness probe and the OpenAPI document.
+func (s *Server) opsRoutes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Path: "/healthz", Auth: Public, Tag: "ops", Handle: healthz,
+			Summary:  "Liveness",
+			Response: OK{}, Status: http.StatusOK},
+		{Method: http.MethodGet, Path: "/api/openapi.json", Auth: Public, Tag: "reference", Handle: s.openAPIDocument,
+			Summary:  "OpenAPI 3.1 description of the surface an API key can reach",
+			Response: map[string]any{}, Status: http.StatusOK},
+	}
+}
+
+// healthz is GET /healthz.
+func healthz(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	writeJSON(w, http.StatusOK, OK{OK: true})
+	return nil
+}
+
+// openAPIDocument is GET /api/openapi.json.
+func (s *Server) openAPIDocument(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+	writeJSON(w, http.StatusOK, s.OpenAPI())
+	return nil
 }
 
 // OK is the {ok: true} body.

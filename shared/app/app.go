@@ -112,36 +112,14 @@ type App struct {
 // surface mounts (a Lambda mounts its route group only).
 func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	limits := ratelimit.New(ad.DB, ad.Now)
-	var verifier captcha.Verifier
-	if cfg.CaptchaSecret != "" {
-		verifier = &captcha.Siteverify{URL: cfg.CaptchaURL, Secret: cfg.CaptchaSecret, Client: ad.HTTPClient}
-	}
-	acc := accounts.New(accounts.Deps{
-		DB: ad.DB, Mail: ad.Mail, Captcha: verifier, Limits: limits,
-		SessionSecret: ad.SessionSecret, Now: ad.Now, Log: ad.Log,
-	}, accounts.Config{
-		BaseURL: cfg.BaseURL, InvitationCodes: cfg.InvitationCodes, AdminEmails: cfg.AdminEmails, MailFrom: cfg.MailFrom,
-	})
+	acc := newAccounts(cfg, ad, limits)
 	ks := keys.New(ad.DB, limits, acc.NextID, ad.Now)
 	fs := features.New(ad.DB)
 	acc.AddHolder(ks)
 	acc.AddHolder(fs)
 	evs := events.New(ad.DB, ad.Now)
 	acc.AddHolder(evs)
-	quota := float64(pricing.DefaultQuota)
-	if cfg.EFQuota != nil {
-		quota = *cfg.EFQuota
-	}
-	threshold := float64(pricing.DefaultThreshold)
-	if cfg.EFCostThreshold != nil {
-		threshold = *cfg.EFCostThreshold
-	}
-	ledger := pricing.NewLedger(ad.DB, ad.Now, quota)
-	densities := density.New(ad.DB.Table(density.Table))
-	sc := scrape.New(scrape.Deps{
-		Gazetteer: loadGazetteer, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
-		Densities: densities,
-	})
+	ledger, densities, sc := newScrape(cfg, ad, acc, limits)
 	var days *sim.Days
 	if cfg.MapProvider == "sim" {
 		days = sim.NewDays(ad.DB, accounts.Table, ad.Now)
@@ -176,43 +154,93 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	vs := veille.New(veille.Deps{DB: ad.DB, Files: ad.Files, Jobs: js, Pipelines: ps, Accounts: acc, Events: evs,
 		Ledger: ledger, Provider: prov, Now: ad.Now, Log: ad.Log})
 	acc.AddHolder(vs)
-	hookGuard := guard
-	if ad.WebhookGuard != nil {
-		hookGuard = ad.WebhookGuard
-	}
-	wh := webhooks.New(webhooks.Deps{
-		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: hookGuard, Client: hookGuard.Client(webhooks.Timeout),
-		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
-	})
+	wh := newWebhooks(ad, guard, evs, acc)
 	acc.AddHolder(wh)
-	var xs *exports.Service
-	if ad.Queue != nil && ad.Files != nil {
-		// The archive is built by the finalize queue's worker; the
-		// account functions ask without the engine (exports.RequestBody).
-		xs = exports.New(exports.Deps{Files: ad.Files, Accounts: acc, Request: func(ctx context.Context, uid int64) error {
-			_, err := ad.Queue.Send(ctx, QueueFinalize, queue.Message{Body: exports.RequestBody(uid)})
-			return err
-		}, Now: ad.Now, Log: ad.Log})
-	}
+	xs := newExports(ad, acc)
 	eng := newEngine(engineWiring{ad: ad, prov: prov, sc: sc, dens: densities, mods: mods, srcs: srcs, js: js, ps: ps, xs: xs})
 	if eng != nil {
 		js.Attach(eng)
 	}
-	// The API builds the export in a worker only under a response cap.
-	// capped stays a nil interface otherwise: one holding a nil
-	// *exports.Service is not nil, and the route would call it.
-	var capped api.Exports
-	if ad.ResponseCap > 0 && xs != nil {
-		capped = xs
-	}
 	srv := api.New(api.Deps{
 		Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Events: evs, Webhooks: wh, World: world(days), Files: ad.Files, Log: ad.Log,
 		Companies: srcs.companies(), Delivery: srcs.delivery,
-		Pipelines: ps, Veille: vs, Exports: capped,
+		Pipelines: ps, Veille: vs, Exports: apiExports(ad, xs),
 		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
 		Pipelines: ps, Veille: vs, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
+}
+
+// newAccounts is the account service, with the captcha when one is
+// configured.
+func newAccounts(cfg config.Config, ad Adapters, limits *ratelimit.Limiter) *accounts.Service {
+	var verifier captcha.Verifier
+	if cfg.CaptchaSecret != "" {
+		verifier = &captcha.Siteverify{URL: cfg.CaptchaURL, Secret: cfg.CaptchaSecret, Client: ad.HTTPClient}
+	}
+	return accounts.New(accounts.Deps{
+		DB: ad.DB, Mail: ad.Mail, Captcha: verifier, Limits: limits,
+		SessionSecret: ad.SessionSecret, Now: ad.Now, Log: ad.Log,
+	}, accounts.Config{
+		BaseURL: cfg.BaseURL, InvitationCodes: cfg.InvitationCodes, AdminEmails: cfg.AdminEmails, MailFrom: cfg.MailFrom,
+	})
+}
+
+// newScrape is the scrape planner over the EF ledger (the configured
+// quota) and the query densities.
+func newScrape(cfg config.Config, ad Adapters, acc *accounts.Service, limits *ratelimit.Limiter) (*accounts.Ledger, *density.Rates, *scrape.Service) {
+	quota := float64(pricing.DefaultQuota)
+	if cfg.EFQuota != nil {
+		quota = *cfg.EFQuota
+	}
+	threshold := float64(pricing.DefaultThreshold)
+	if cfg.EFCostThreshold != nil {
+		threshold = *cfg.EFCostThreshold
+	}
+	ledger := accounts.NewLedger(ad.DB, ad.Now, quota)
+	densities := density.New(ad.DB.Table(density.Table))
+	sc := scrape.New(scrape.Deps{
+		Gazetteer: loadGazetteer, Ledger: ledger, Limits: limits, Accounts: acc, CostThreshold: threshold,
+		Densities: densities,
+	})
+	return ledger, densities, sc
+}
+
+// newWebhooks is the webhook service; its addresses are checked by the
+// runtime's webhook guard when it has one (tests), else by guard.
+func newWebhooks(ad Adapters, guard *netguard.Guard, evs *events.Service, acc *accounts.Service) *webhooks.Service {
+	hookGuard := guard
+	if ad.WebhookGuard != nil {
+		hookGuard = ad.WebhookGuard
+	}
+	return webhooks.New(webhooks.Deps{
+		DB: ad.DB, Queue: ad.Queue, Events: evs, IDs: acc.NextID, Check: hookGuard, Client: hookGuard.Client(webhooks.Timeout),
+		Now: ad.Now, Log: ad.Log, Visibility: ad.DeliveryVisibility,
+	})
+}
+
+// newExports is the account-export service where the runtime has a queue
+// and files (nil otherwise): the archive is built by the finalize queue's
+// worker, and the account functions ask without the engine
+// (exports.RequestBody).
+func newExports(ad Adapters, acc *accounts.Service) *exports.Service {
+	if ad.Queue == nil || ad.Files == nil {
+		return nil
+	}
+	return exports.New(exports.Deps{Files: ad.Files, Accounts: acc, Request: func(ctx context.Context, uid int64) error {
+		_, err := ad.Queue.Send(ctx, QueueFinalize, queue.Message{Body: exports.RequestBody(uid)})
+		return err
+	}, Now: ad.Now, Log: ad.Log})
+}
+
+// apiExports is the export the API builds in a worker: only under a
+// response cap (a Lambda). Otherwise a nil interface, not one holding a
+// nil *exports.Service, which the route would call.
+func apiExports(ad Adapters, xs *exports.Service) api.Exports {
+	if ad.ResponseCap > 0 && xs != nil {
+		return xs
+	}
+	return nil
 }
 
 // itemsPageBytes bounds an items page under a response cap: 11/12 of it

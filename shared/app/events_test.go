@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,14 +20,16 @@ import (
 	"github.com/prospectdata/svc/shared/store"
 )
 
-// eventLog returns the event log over the app's tables, skipping the test
-// while the feed is not wired into the app (schema and route).
+// eventLog returns the event log over the app's tables. The feed is part of
+// the contract (spec: Events), so an app without its table or its route
+// fails the test instead of skipping it.
 func eventLog(t *testing.T, e *apptest.Env) *events.Service {
 	t.Helper()
-	wired := slices.ContainsFunc(app.Schemas(), func(s store.Schema) bool { return s.Name == events.Table }) &&
-		slices.ContainsFunc(e.App.Server.Routes(), func(r api.Route) bool { return r.Path == "/api/events" })
-	if !wired {
-		t.Skip("the events table or GET /api/events is not wired into the app yet")
+	if !slices.ContainsFunc(app.Schemas(), func(s store.Schema) bool { return s.Name == events.Table }) {
+		t.Fatal("the events table is not among the app's schemas")
+	}
+	if !slices.ContainsFunc(e.App.Server.Routes(), func(r api.Route) bool { return r.Method == http.MethodGet && r.Path == "/api/events" }) {
+		t.Fatal("GET /api/events is not mounted")
 	}
 	return events.New(e.Adapters.DB, e.Clock.Now)
 }

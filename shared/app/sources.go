@@ -128,7 +128,7 @@ func (s *sources) modules() []enrich.Module {
 	if c, err := s.registers(); err != nil {
 		s.log.Error("legal_data: not configured", "err", err)
 	} else {
-		mods = append(mods, registers.LegalDataModule(c, s.label("recherche-entreprises.api.gouv.fr + BODACC")))
+		mods = append(mods, enrich.LegalDataModule(c, s.label("recherche-entreprises.api.gouv.fr + BODACC")))
 	}
 	mods = append(mods, s.phoneInfoModule())
 	return mods

@@ -227,23 +227,9 @@ func (c *Checker) checkSeed(parent context.Context, s Seed, req Request) (out Se
 	defer stop()
 	defer raw.Close()
 
-	var conn net.Conn = raw
-	switch s.TLS {
-	case TLSImplicit, "":
-		cur = stepTLS
-		tc := tls.Client(raw, c.tlsConfig(host))
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return fail(err)
-		}
-		conn = tc
-	case TLSStartTLS:
-		cur = stepTLS
-		tc, n, err := startTLS(ctx, raw, c.tlsConfig(host))
-		pre += n
-		if err != nil {
-			return fail(err)
-		}
-		conn = tc
+	conn, err := c.secure(ctx, raw, s, host, &cur, &pre)
+	if err != nil {
+		return fail(err)
 	}
 	cur = stepSession
 	w = &wireConn{Conn: conn, deadline: deadline}
@@ -266,6 +252,30 @@ func (c *Checker) checkSeed(parent context.Context, s Seed, req Request) (out Se
 	// LOGOUT is a courtesy: its failure changes nothing.
 	_ = cl.Logout().Wait()
 	return out
+}
+
+// secure sets the seed's TLS up over raw: implicit, or STARTTLS after
+// commands it adds to pre; plain IMAP keeps raw. It sets cur to the TLS
+// step first, so that a failure is described as one.
+func (c *Checker) secure(ctx context.Context, raw net.Conn, s Seed, host string, cur *step, pre *int) (net.Conn, error) {
+	switch s.TLS {
+	case TLSImplicit, "":
+		*cur = stepTLS
+		tc := tls.Client(raw, c.tlsConfig(host))
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, err
+		}
+		return tc, nil
+	case TLSStartTLS:
+		*cur = stepTLS
+		tc, n, err := startTLS(ctx, raw, c.tlsConfig(host))
+		*pre += n
+		if err != nil {
+			return nil, err
+		}
+		return tc, nil
+	}
+	return raw, nil
 }
 
 func (c *Checker) tlsConfig(host string) *tls.Config {

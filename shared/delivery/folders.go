@@ -2,12 +2,10 @@ package delivery
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/emersion/go-imap/v2"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+
+	"github.com/prospectdata/svc/shared/accent"
 )
 
 // class is what a folder means for placement.
@@ -89,15 +87,10 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// foldName lower-cases a name and removes its accents. A chain holds
-// state: one per call (a shared one races between seeds).
+// foldName lower-cases a name, removes its accents and collapses its
+// white space.
 func foldName(s string) string {
-	unaccent := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	out, _, err := transform.String(unaccent, s)
-	if err != nil {
-		out = s
-	}
-	return strings.ToLower(strings.Join(strings.Fields(out), " "))
+	return strings.ToLower(strings.Join(strings.Fields(accent.Fold(s)), " "))
 }
 
 // plan is the folders a seed is searched in: the mapped ones in order

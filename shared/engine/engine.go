@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/density"
 	"github.com/prospectdata/svc/shared/enrich"
@@ -453,7 +454,7 @@ func (e *Engine) failJob(ctx context.Context, id, msg string) error {
 			return err
 		}
 		if refund > 0 {
-			ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
+			ops = append(ops, accounts.RefundOp(j.UserID, chargeMonth(j), refund))
 		}
 		err = jobs.Transition(ctx, e.d.DB, 0, ops...)
 		if errors.Is(err, jobs.ErrTransition) {

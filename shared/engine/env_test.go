@@ -148,7 +148,7 @@ func (e *env) open() {
 	}
 	e.eng = New(d)
 	now := time.Now
-	ledger := pricing.NewLedger(e.db, now, pricing.DefaultQuota)
+	ledger := accounts.NewLedger(e.db, now, pricing.DefaultQuota)
 	e.jobs = jobs.New(jobs.Deps{
 		DB: e.db, Scrape: d.Scrape, Ledger: ledger, Limits: ratelimit.New(e.db, now),
 		Accounts: accounts.New(accounts.Deps{DB: e.db, Now: now}, accounts.Config{}), Now: now,

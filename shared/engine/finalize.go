@@ -23,6 +23,35 @@ import (
 // (a business listed twice, a shared practice) and not flagged.
 const SharedPhonePlaces = 3
 
+// setQueryStats sets a scrape's statistics of its searches, from the
+// ledger's done tasks: per query, the tiles searched and those with
+// results; the queries with none are its dead queries.
+func setQueryStats(j *jobs.Job, recs []jobs.Task) {
+	j.QueryStats = map[string]jobs.QueryStat{}
+	for _, q := range j.Queries {
+		j.QueryStats[q] = jobs.QueryStat{}
+	}
+	for _, r := range recs {
+		for qi, kept := range r.Stats {
+			if qi < 0 || qi >= len(j.Queries) {
+				continue
+			}
+			st := j.QueryStats[j.Queries[qi]]
+			st.Tiles++
+			if kept > 0 {
+				st.WithResults++
+			}
+			j.QueryStats[j.Queries[qi]] = st
+		}
+	}
+	j.DeadQueries = []string{}
+	for _, q := range j.Queries {
+		if st := j.QueryStats[q]; st.Tiles > 0 && st.WithResults == 0 {
+			j.DeadQueries = append(j.DeadQueries, q)
+		}
+	}
+}
+
 // mergeDone merges the parts of a scrape's done tasks, in task order, into
 // its output, and sets the job's rows, breakdown and output name. strict:
 // every task must be done (a task still open is an inconsistency);
@@ -86,30 +115,7 @@ func (e *Engine) handleFinalize(ctx context.Context, m message) error {
 		return err
 	}
 
-	// Statistics of the searches, from the ledger.
-	j.QueryStats = map[string]jobs.QueryStat{}
-	for _, q := range j.Queries {
-		j.QueryStats[q] = jobs.QueryStat{}
-	}
-	for _, r := range recs {
-		for qi, kept := range r.Stats {
-			if qi < 0 || qi >= len(j.Queries) {
-				continue
-			}
-			st := j.QueryStats[j.Queries[qi]]
-			st.Tiles++
-			if kept > 0 {
-				st.WithResults++
-			}
-			j.QueryStats[j.Queries[qi]] = st
-		}
-	}
-	j.DeadQueries = []string{}
-	for _, q := range j.Queries {
-		if st := j.QueryStats[q]; st.Tiles > 0 && st.WithResults == 0 {
-			j.DeadQueries = append(j.DeadQueries, q)
-		}
-	}
+	setQueryStats(j, recs)
 	j.DownloadAvailable = true
 
 	ops, err := jobs.DoneOps(j, e.d.Now(), nil)
@@ -150,12 +156,10 @@ type merged struct {
 	places []jobs.MapPlace
 }
 
-// merge writes the output from the parts, in task order: the first row of
-// each place id, the phone filters, the aggregator flag. Two passes over
-// the parts: the first counts the places sharing each number (for the
-// flag), the second writes, streaming into the file store.
-func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged, error) {
-	shared := map[string]int{} // E.164 -> distinct places listing it
+// phoneSharing counts, per E.164 number, the distinct places of the
+// parts listing it: a number many places share is an aggregator's.
+func (e *Engine) phoneSharing(ctx context.Context, parts []string) (map[string]int, error) {
+	shared := map[string]int{}
 	seen := map[string]struct{}{}
 	err := e.eachRow(ctx, parts, func(r *Row) error {
 		if _, dup := seen[r.PlaceID]; dup {
@@ -167,10 +171,19 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 		}
 		return nil
 	})
+	return shared, err
+}
+
+// merge writes the output from the parts, in task order: the first row of
+// each place id, the phone filters, the aggregator flag. Two passes over
+// the parts: the first counts the places sharing each number (for the
+// flag), the second writes, streaming into the file store.
+func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged, error) {
+	shared, err := e.phoneSharing(ctx, parts)
 	if err != nil {
 		return merged{}, err
 	}
-	clear(seen)
+	seen := map[string]struct{}{}
 
 	out := merged{byQuery: map[string]int{}, byZone: map[string]int{}}
 	for _, q := range j.Queries {
@@ -181,14 +194,7 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 			out.byZone[z.Label] = 0
 		}
 	}
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
-		pr.CloseWithError(err) // unblocks the writer when Put fails early
-		done <- err
-	}()
-	werr := func() error {
+	werr, perr := blob.Write(ctx, e.d.Files, OutputKey(j.ID), "text/csv; charset=utf-8", func(pw io.Writer) error {
 		w, err := export.NewCSV(pw, placerow.Columns(j.ExtraColumns, j.IncludeReviews))
 		if err != nil {
 			return err
@@ -224,9 +230,7 @@ func (e *Engine) merge(ctx context.Context, j *jobs.Job, parts []string) (merged
 			return err
 		}
 		return w.Flush()
-	}()
-	pw.CloseWithError(werr)
-	perr := <-done
+	})
 	if werr != nil {
 		return merged{}, werr
 	}

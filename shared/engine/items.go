@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich"
@@ -91,48 +92,27 @@ func (e *Engine) startItems(ctx context.Context, j *jobs.Job, rec jobs.Record) e
 	// into batch messages sent as they fill (a pipeline stage may take a
 	// million rows, docs/pipelines.md).
 	nBatches := (j.GridPointsCount + BatchSize - 1) / BatchSize
-	resend, open := true, rec.OpenTasks()
-	if j.Status == jobs.Pending {
-		op, err := jobs.Start(j, e.d.Now(), nBatches)
-		if err != nil {
-			return err
-		}
-		err = jobs.Transition(ctx, e.d.DB, 0, op)
-		switch {
-		case errors.Is(err, jobs.ErrTransition):
-			if j, rec, _, err = e.load(ctx, j.ID); err != nil || j == nil || j.Status != jobs.Running {
-				return err
-			}
-			open = rec.OpenTasks()
-		case err != nil:
-			return fmt.Errorf("start job %s: %w", j.ID, err)
-		default:
-			resend = false
-			open, rec = int64(nBatches), jobs.Record{}
-			e.log(ctx, j, true,
-				fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, nBatches, j.JobType),
-				fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, nBatches, j.JobType))
-			if n, ok := mod.(enrich.Noted); ok {
-				if en, fr := n.JobNote(); en != "" {
-					e.log(ctx, j, true, en, fr)
-				}
+	b, ok, err := e.begin(ctx, j, rec, nBatches)
+	if err != nil || !ok {
+		return err
+	}
+	j = b.job
+	if b.started {
+		e.log(ctx, j, true,
+			fmt.Sprintf("Started: %d items in %d batches (%s).", j.GridPointsCount, nBatches, j.JobType),
+			fmt.Sprintf("Démarrage : %d éléments en %d lots (%s).", j.GridPointsCount, nBatches, j.JobType))
+		if n, ok := mod.(enrich.Noted); ok {
+			if en, fr := n.JobNote(); en != "" {
+				e.log(ctx, j, true, en, fr)
 			}
 		}
 	}
-	if open == 0 {
-		return e.closeOut(ctx, j, rec)
+	if b.open == 0 {
+		return e.closeOut(ctx, j, b.rec)
 	}
-	done := map[string]bool{}
-	if resend {
-		recs, err := e.tasks(ctx, j.ID, "b")
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			if r.State == jobs.TaskDone {
-				done[r.ID] = true
-			}
-		}
+	done, err := e.doneTasks(ctx, j.ID, "b", b.started)
+	if err != nil {
+		return err
 	}
 	ms := make([]message, 0, sendChunk)
 	n, err := e.readBatches(ctx, j, mod.Reads(), func(b int, items []batchItem) error {
@@ -283,7 +263,7 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 	var also []store.TxOp
 	if refund > 0 {
 		// In the batch's transaction: given back once, with the batch.
-		also = append(also, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
+		also = append(also, accounts.RefundOp(j.UserID, chargeMonth(j), refund))
 	}
 	err = jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{
 		Task: jobs.Task{ID: m.Task, Rows: int(n)},
@@ -498,15 +478,8 @@ func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct
 		header = append(header, c)
 	}
 
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
-		pr.CloseWithError(err)
-		done <- err
-	}()
 	rows := 0
-	werr := func() error {
+	werr, perr := blob.Write(ctx, e.d.Files, OutputKey(j.ID), "text/csv; charset=utf-8", func(pw io.Writer) error {
 		w, err := export.NewCSV(pw, header)
 		if err != nil {
 			return err
@@ -544,9 +517,7 @@ func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct
 			rows++
 		}
 		return w.Flush()
-	}()
-	pw.CloseWithError(werr)
-	perr := <-done
+	})
 	if werr != nil {
 		return 0, werr
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/placerow"
 	"time"
 
@@ -89,7 +90,7 @@ func (e *Engine) reportFailures(ctx context.Context, j *jobs.Job, answered, fail
 	}
 	ops := []store.TxOp{jobs.ReportOp(j, cents(refund))}
 	if refund > 0 {
-		ops = append(ops, pricing.RefundOp(j.UserID, chargeMonth(j), refund))
+		ops = append(ops, accounts.RefundOp(j.UserID, chargeMonth(j), refund))
 	}
 	err := e.d.DB.Transact(ctx, ops...)
 	var txErr *store.TxConditionError

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
@@ -98,7 +99,7 @@ func TestProviderFailures(t *testing.T) {
 				}
 			}
 
-			spent, err := pricing.NewLedger(e.db, time.Now, pricing.DefaultQuota).Spent(context.Background(), j.UserID)
+			spent, err := accounts.NewLedger(e.db, time.Now, pricing.DefaultQuota).Spent(context.Background(), j.UserID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/jobs"
 )
 
@@ -123,15 +124,8 @@ func (e *Engine) handleSingle(ctx context.Context, m message) error {
 // finishRows runs a rows runner into the job's CSV output and closes the
 // job done with its count.
 func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr CSVRunner, rctx context.Context) error {
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.d.Files.Put(ctx, OutputKey(j.ID), pr, "text/csv; charset=utf-8")
-		pr.CloseWithError(err)
-		done <- err
-	}()
 	rows := 0
-	runErr := func() (err error) {
+	runErr, putErr := blob.Write(ctx, e.d.Files, OutputKey(j.ID), "text/csv; charset=utf-8", func(pw io.Writer) (err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("panic: %v", p)
@@ -140,9 +134,7 @@ func (e *Engine) finishRows(ctx context.Context, j *jobs.Job, rr CSVRunner, rctx
 		n, err := rr.RunCSV(rctx, j, pw, func(en, fr string) { e.log(ctx, j, true, en, fr) })
 		rows = n
 		return err
-	}()
-	pw.CloseWithError(runErr)
-	putErr := <-done
+	})
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/scrape"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Row is one line of a part (JSON Lines) and, after the finalizer's
@@ -81,54 +82,123 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		}
 		return e.resendAfter(ctx, j, jit, m.Task)
 	}
-	if e.d.OnOvertime != nil && jobs.Overdue(j, e.d.Now()) {
-		// Past the maximum run time: the job stops and a resume takes
-		// over its unfinished tiles, this one included.
-		stopped, first, err := e.d.OnOvertime(ctx, j)
-		if err != nil {
-			return err
-		}
-		if first {
-			// The stopper merges what the job found so far.
-			return e.send(ctx, message{Kind: kindFinalize, Job: j.ID, Partial: true})
-		}
-		if stopped {
-			return nil
-		}
+	if stop, err := e.overtime(ctx, j); stop || err != nil {
+		return err
 	}
-
 	p, err := e.plan(j)
 	if err != nil {
 		return err
 	}
 	tile, _ := m.tile()
-	mode := p.Settings.Mode
-	d := depth(m.Task)
+	units, ok := e.taskUnits(j, p, m, tile)
+	if !ok {
+		return nil
+	}
+	var res taskResult
+	if j.StopAt != nil && jit.Results() >= *j.StopAt {
+		res = taskResult{skipped: true, stats: map[int]int{}}
+	} else if res, err = e.work(ctx, j, p, units, depth(m.Task)); err != nil {
+		return err
+	}
+	if len(res.rows) > 0 {
+		if err := writePart(ctx, e, j.ID, m.Task, res.rows); err != nil {
+			return err
+		}
+	}
+	return e.closeTask(ctx, j, jit, p, m, tile, res)
+}
+
+// overtime stops a job past its maximum run time (Deps.OnOvertime): a
+// resume takes over its unfinished tiles, this task's included. stop
+// tells the task not to run.
+func (e *Engine) overtime(ctx context.Context, j *jobs.Job) (stop bool, err error) {
+	if e.d.OnOvertime == nil || !jobs.Overdue(j, e.d.Now()) {
+		return false, nil
+	}
+	stopped, first, err := e.d.OnOvertime(ctx, j)
+	if err != nil {
+		return true, err
+	}
+	if first {
+		// The stopper merges what the job found so far.
+		return true, e.send(ctx, message{Kind: kindFinalize, Job: j.ID, Partial: true})
+	}
+	return stopped, nil
+}
+
+// taskUnits are the searches of task m over tile; false drops a task the
+// job's plan cannot hold (a bad query index, deeper than its mode), which
+// only a corrupt message can carry.
+func (e *Engine) taskUnits(j *jobs.Job, p *scrape.Plan, m message, tile maptile.Tile) ([]unit, bool) {
 	units := m.units(tile)
 	for _, u := range units {
 		if q := u.q; q < 0 || q >= len(p.Settings.Queries) {
 			e.d.Log.Error("engine: dropping a task with a bad query index", "job", j.ID, "task", m.Task, "q", q)
-			return nil
+			return nil, false
 		}
 	}
-	if d > mode.MaxDepth() {
+	if depth(m.Task) > p.Settings.Mode.MaxDepth() {
 		e.d.Log.Error("engine: dropping a task deeper than its mode", "job", j.ID, "task", m.Task)
+		return nil, false
+	}
+	return units, true
+}
+
+// closeTask closes task m in one transaction (the task done, the tasks it
+// opens pending, the job's counters), then sends the tasks it opens and
+// writes its log lines.
+func (e *Engine) closeTask(ctx context.Context, j *jobs.Job, jit jobs.Record, p *scrape.Plan, m message, tile maptile.Tile, res taskResult) error {
+	next := e.followUps(j, p, m, tile, &res)
+	root := int64(0)
+	if isRoot(m.Task) {
+		root = 1
+	}
+	seen := make(map[int]jobs.Seen, len(res.seen))
+	for q, v := range res.seen {
+		seen[q] = jobs.Seen{Places: v.places, People: v.people}
+	}
+	err := jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{
+		Task: jobs.Task{ID: m.Task, Tile: tileString(tile), Qs: m.Queries, Rows: len(res.rows), Stats: res.stats,
+			Skipped: res.skipped},
+		Opens: next.tasks,
+		Progress: jobs.Progress{Points: root, Results: int64(res.counted), Attempts: int64(res.attempts),
+			Errors: int64(res.errors), Flagged: int64(res.flagged), Opened: int64(len(next.msgs) - 1),
+			Answered: int64(res.answered), Failed: int64(res.failed), LastError: res.lastErr, Seen: seen},
+	}, e.d.Now())
+	if errors.Is(err, jobs.ErrTaskClosed) {
+		// Another delivery finished the task, or the job left running
+		// (cancelled): this work is not needed.
+		e.d.Log.Debug("engine: task already closed", "job", j.ID, "task", m.Task, "err", err)
 		return nil
 	}
-
-	var res taskResult
-	if j.StopAt != nil && jit.Results() >= *j.StopAt {
-		res = taskResult{skipped: true, stats: map[int]int{}}
-	} else {
-		res, err = e.work(ctx, j, p, units, d)
-		if err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
+	if err := e.send(ctx, next.msgs...); err != nil {
+		return err
+	}
+	after, err := jobs.Reload(ctx, e.d.DB, j.ID)
+	if err != nil {
+		return err
+	}
+	e.taskLogs(ctx, j, after, m.Task, tile, res, next.children, next.fallbacks)
+	return e.afterClose(ctx, j, after)
+}
+
+// followUp is what a closed task opens: its quarters for the queries that
+// saturated, and the base tiles under a merged search at the cap.
+type followUp struct {
+	tasks               []jobs.Task
+	msgs                []message
+	children, fallbacks int
+}
+
+// followUps builds the tasks task m opens. A split with no quarter in a
+// zone (a sliver) flags its tile instead (res.flagged).
+func (e *Engine) followUps(j *jobs.Job, p *scrape.Plan, m message, tile maptile.Tile, res *taskResult) followUp {
 	var children []maptile.Tile
 	if len(res.split) > 0 {
 		if children = p.Grid.Children(tile); len(children) == 0 {
-			// No quarter reaches a zone (a sliver): nothing to split into.
 			res.flagged += len(res.split)
 			res.split = nil
 		}
@@ -146,62 +216,19 @@ func (e *Engine) handleTask(ctx context.Context, m message) error {
 		}
 	}
 	slices.Sort(fallbacks)
-	if len(res.rows) > 0 {
-		if err := writePart(ctx, e, j.ID, m.Task, res.rows); err != nil {
-			return err
-		}
-	}
-
-	// One transaction: the task done, its children pending, the job's
-	// counters.
-	opens := make([]jobs.Task, 0, len(children)+len(fallbacks))
-	childMsgs := make([]message, 0, len(children)+len(fallbacks))
+	out := followUp{children: len(children), fallbacks: len(fallbacks)}
 	for n, c := range children {
 		id := childID(m.Task, n)
-		opens = append(opens, jobs.Task{ID: id, Tile: tileString(c), Qs: res.split})
-		childMsgs = append(childMsgs, taskMessage(j.ID, id, c, res.split))
+		out.tasks = append(out.tasks, jobs.Task{ID: id, Tile: tileString(c), Qs: res.split})
+		out.msgs = append(out.msgs, taskMessage(j.ID, id, c, res.split))
 	}
 	tiles := p.Grid.Tiles()
 	for _, n := range fallbacks {
 		id, qs := fallbackID(m.Task, n), fallbackQs[n]
-		opens = append(opens, jobs.Task{ID: id, Tile: tileString(tiles[n]), Qs: qs})
-		childMsgs = append(childMsgs, taskMessage(j.ID, id, tiles[n], qs))
+		out.tasks = append(out.tasks, jobs.Task{ID: id, Tile: tileString(tiles[n]), Qs: qs})
+		out.msgs = append(out.msgs, taskMessage(j.ID, id, tiles[n], qs))
 	}
-	root := int64(0)
-	if isRoot(m.Task) {
-		root = 1
-	}
-	seen := make(map[int]jobs.Seen, len(res.seen))
-	for q, v := range res.seen {
-		seen[q] = jobs.Seen{Places: v.places, People: v.people}
-	}
-	err = jobs.CloseTask(ctx, e.d.DB, j, jit, jobs.Close{
-		Task: jobs.Task{ID: m.Task, Tile: tileString(tile), Qs: m.Queries, Rows: len(res.rows), Stats: res.stats,
-			Skipped: res.skipped},
-		Opens: opens,
-		Progress: jobs.Progress{Points: root, Results: int64(res.counted), Attempts: int64(res.attempts),
-			Errors: int64(res.errors), Flagged: int64(res.flagged), Opened: int64(len(childMsgs) - 1),
-			Answered: int64(res.answered), Failed: int64(res.failed), LastError: res.lastErr, Seen: seen},
-	}, e.d.Now())
-	if errors.Is(err, jobs.ErrTaskClosed) {
-		// Another delivery finished the task, or the job left running
-		// (cancelled): this work is not needed.
-		e.d.Log.Debug("engine: task already closed", "job", j.ID, "task", m.Task, "err", err)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-
-	if err := e.send(ctx, childMsgs...); err != nil {
-		return err
-	}
-	after, err := jobs.Reload(ctx, e.d.DB, j.ID)
-	if err != nil {
-		return err
-	}
-	e.taskLogs(ctx, j, after, m.Task, tile, res, len(children), len(fallbacks))
-	return e.afterClose(ctx, j, after)
+	return out
 }
 
 // resendAfter is the work of a task found done: its children still
@@ -238,14 +265,35 @@ func (e *Engine) resendAfter(ctx context.Context, j *jobs.Job, jit jobs.Record, 
 // request per row: a place is fetched once per task).
 func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []unit, d int) (taskResult, error) {
 	canSplit := d < p.Settings.Mode.MaxDepth()
+	results, err := e.searchUnits(ctx, j, p, units, d, canSplit)
+	if err != nil {
+		return taskResult{}, err
+	}
+	res, err := e.collect(j, p, units, results, canSplit)
+	if err != nil {
+		return taskResult{}, err
+	}
+	if j.IncludeReviews {
+		attempts, failed, err := e.fetchReviews(ctx, j, res.rows)
+		if err != nil {
+			return taskResult{}, err
+		}
+		res.attempts += attempts
+		res.errors += failed
+	}
+	return res, nil
+}
+
+// searchUnits makes the units' searches, all at once (each request waits
+// for a provider slot). A unit its query's density says to split
+// unsearched is answered saturated (scrape.Plan.Skips).
+func (e *Engine) searchUnits(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []unit, d int, canSplit bool) ([]unitResult, error) {
 	results := make([]unitResult, len(units))
 	errs := make([]error, len(units))
 	var wg sync.WaitGroup
 	lang := languageOf(j.Country)
 	for i, u := range units {
 		if !u.wide && canSplit && u.q < len(j.Rates) && p.Skips(j.Rates[u.q], u.tile, d) {
-			// The query's density says splitting this tile costs less than
-			// searching it: it splits without it (scrape.Plan.Skips).
 			results[i] = unitResult{saturated: true, skipped: true}
 			continue
 		}
@@ -261,15 +309,17 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []
 		if errors.Is(err, provider.ErrRefused) {
 			// No retry mends it, for any search of the job: the job
 			// fails at once, and its other tasks are dropped.
-			return taskResult{}, permanent("The map provider refused the job's searches ("+cause(err)+").", err)
+			return nil, permanent("The map provider refused the job's searches ("+cause(err)+").", err)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return taskResult{}, err
-	}
+	return results, errors.Join(errs...)
+}
 
-	withDept := slices.Contains(j.ExtraColumns, "departement")
-	withRegion := slices.Contains(j.ExtraColumns, "region")
+// collect builds the task's result from its units' searches: the counts,
+// what splits or falls back, and the rows (units in the order of their
+// queries, places in the provider's order, the first of each place id
+// kept, places outside every zone of the request dropped).
+func (e *Engine) collect(j *jobs.Job, p *scrape.Plan, units []unit, results []unitResult, canSplit bool) (taskResult, error) {
 	res := taskResult{stats: map[int]int{}}
 	index := map[string]int{} // place id -> its row
 	counted := map[string]bool{}
@@ -319,38 +369,41 @@ func (e *Engine) work(ctx context.Context, j *jobs.Job, p *scrape.Plan, units []
 			if _, dup := index[pl.ID]; dup {
 				continue
 			}
-			row := Row{
-				PlaceID: pl.ID, Name: pl.Name, Website: pl.Website, Phone: pl.Phone, Address: pl.Address,
-				Rating: pl.Rating, Reviews: pl.ReviewCount, Category: pl.Category, MapsURL: pl.MapsURL,
-				Query: p.Settings.Queries[q], Zone: p.Zones[zs[0]].Label, Lat: pl.Lat, Lon: pl.Lon,
-				PhoneE164: e164, PhoneForeign: foreign,
+			row, err := e.row(j, p, pl, q, zs[0])
+			if err != nil {
+				return taskResult{}, err
 			}
-			if withDept || withRegion {
-				dept, region, err := e.d.Scrape.Locate(j.Country, pt)
-				if err != nil {
-					return taskResult{}, err
-				}
-				if withDept {
-					row.Department = dept
-				}
-				if withRegion {
-					row.Region = region
-				}
-			}
+			row.PhoneE164, row.PhoneForeign = e164, foreign
 			index[pl.ID] = len(res.rows)
 			res.rows = append(res.rows, row)
 		}
 		res.stats[q] = kept
 	}
-	if j.IncludeReviews {
-		attempts, failed, err := e.fetchReviews(ctx, j, res.rows)
-		if err != nil {
-			return taskResult{}, err
-		}
-		res.attempts += attempts
-		res.errors += failed
-	}
 	return res, nil
+}
+
+// row is the scrape row of a place found by query q in zone z, but for
+// its phone's classification.
+func (e *Engine) row(j *jobs.Job, p *scrape.Plan, pl provider.Place, q, z int) (Row, error) {
+	row := Row{
+		PlaceID: pl.ID, Name: pl.Name, Website: pl.Website, Phone: pl.Phone, Address: pl.Address,
+		Rating: pl.Rating, Reviews: pl.ReviewCount, Category: pl.Category, MapsURL: pl.MapsURL,
+		Query: p.Settings.Queries[q], Zone: p.Zones[z].Label, Lat: pl.Lat, Lon: pl.Lon,
+	}
+	withDept, withRegion := slices.Contains(j.ExtraColumns, "departement"), slices.Contains(j.ExtraColumns, "region")
+	if withDept || withRegion {
+		dept, region, err := e.d.Scrape.Locate(j.Country, orb.Point{pl.Lon, pl.Lat})
+		if err != nil {
+			return Row{}, err
+		}
+		if withDept {
+			row.Department = dept
+		}
+		if withRegion {
+			row.Region = region
+		}
+	}
+	return row, nil
 }
 
 // searchUnit runs one search: every page up to the provider's cap.
@@ -401,27 +454,38 @@ func (e *Engine) request(ctx context.Context, req provider.Request) (provider.Pa
 }
 
 // withRetries makes one provider request with call, retrying transient
-// failures (provider.ErrTransient) Retries times after Backoff; it returns
-// how many requests it made. Each request holds one of the Workers slots;
-// a wait between retries holds none.
+// failures (provider.ErrTransient) Retries times after Backoff, under the
+// upstream clients' one policy (upstream.Retry); it returns how many
+// requests it made. Each request holds one of the Workers slots; a wait
+// between retries holds none.
 func withRetries[T any](ctx context.Context, e *Engine, call func(context.Context) (T, error)) (T, int, error) {
-	for attempt := 1; ; attempt++ {
-		if err := e.slots.acquire(ctx, isLow(ctx)); err != nil {
-			var zero T
-			return zero, attempt - 1, err
+	var (
+		v       T
+		made    int
+		slotErr error
+	)
+	policy := upstream.Retry{MaxAttempts: e.d.Retries + 1, Backoff: e.d.Backoff, Sleep: e.d.Sleep, WaitPastDeadline: true}
+	_, err := policy.Do(ctx, func(ctx context.Context, n int) upstream.Outcome {
+		if slotErr = e.slots.acquire(ctx, isLow(ctx)); slotErr != nil {
+			return upstream.Outcome{Err: slotErr}
 		}
-		v, err := call(ctx)
+		made = n
+		var err error
+		v, err = call(ctx)
 		e.slots.release()
-		if err == nil {
-			return v, attempt, nil
-		}
-		if ctx.Err() != nil || !errors.Is(err, provider.ErrTransient) || attempt > e.d.Retries {
-			return v, attempt, err
-		}
-		if err := e.d.Sleep(ctx, e.d.Backoff(attempt)); err != nil {
-			return v, attempt, err
-		}
+		return upstream.Outcome{Err: err, Temporary: errors.Is(err, provider.ErrTransient)}
+	})
+	var stop *upstream.StopError
+	switch {
+	case slotErr != nil:
+		var zero T
+		return zero, made, slotErr
+	case errors.As(err, &stop) && stop.Reason == upstream.Interrupted:
+		return v, made, stop.Cause
+	case errors.As(err, &stop):
+		return v, made, stop.Last
 	}
+	return v, made, err
 }
 
 // writePart stores a task's rows, or a batch's item cells, as one JSON

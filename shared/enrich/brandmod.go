@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/brand"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
@@ -77,6 +78,31 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		}
 		return Result{Values: out, Unreachable: true, Uncharged: unshot}, nil
 	}
+	colourSource, err := m.logos(ctx, env, h, out)
+	if err != nil {
+		return Result{}, err
+	}
+	if colourSource, err = m.favicon(ctx, env, h, out, colourSource); err != nil {
+		return Result{}, err
+	}
+	if colourSource != nil {
+		if dominant, palette, err := brand.Palette(colourSource); err == nil {
+			out[5], out[6] = dominant, strings.Join(palette, "; ")
+		}
+	}
+	r := Result{Values: out, Found: out[0] != "" || out[3] != ""}
+	if env.Job.Screenshot {
+		if err := m.shoot(ctx, env, site, &r, out); err != nil {
+			return Result{}, err
+		}
+	}
+	return r, nil
+}
+
+// logos stores up to maxLogoTries of the home page's logo candidates that
+// load: the first as the logo, the others as its variants. It returns the
+// first of them that is not an SVG, the palette's source.
+func (m *brandModule) logos(ctx context.Context, env *Env, h *crawl.Page, out []string) ([]byte, error) {
 	var colourSource []byte
 	var variants []string
 	n := 0
@@ -94,7 +120,7 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		}
 		local, err := m.store(ctx, env, kind, ext, data)
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		if n == 0 {
 			out[0], out[1] = c.URL.String(), local
@@ -107,6 +133,13 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		n++
 	}
 	out[2] = strings.Join(variants, "; ")
+	return colourSource, nil
+}
+
+// favicon stores the first of the home page's favicons that loads; it
+// returns colourSource, or the favicon when there is none and it is not
+// an SVG.
+func (m *brandModule) favicon(ctx context.Context, env *Env, h *crawl.Page, out []string, colourSource []byte) ([]byte, error) {
 	for _, u := range brand.Favicons(h) {
 		data, ext, ok := m.image(ctx, env, u)
 		if !ok {
@@ -114,7 +147,7 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		}
 		local, err := m.store(ctx, env, "favicon", ext, data)
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		out[3], out[4] = u.String(), local
 		if colourSource == nil && ext != "svg" {
@@ -122,32 +155,30 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		}
 		break
 	}
-	if colourSource != nil {
-		if dominant, palette, err := brand.Palette(colourSource); err == nil {
-			out[5], out[6] = dominant, strings.Join(palette, "; ")
+	return colourSource, nil
+}
+
+// shoot takes and stores the site's screenshot into out; a screenshot
+// that fails marks r as failed and gives back its surcharge.
+func (m *brandModule) shoot(ctx context.Context, env *Env, site *url.URL, r *Result, out []string) error {
+	png, err := m.screenshot(ctx, site)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		// Not silently empty: the item counts as an error, the log
+		// says why, and the screenshot's surcharge is given back.
+		r.Failure = fmt.Sprintf("Screenshot of %s failed: %v.", site.Redacted(), err)
+		r.FailureFR = fmt.Sprintf("Capture d'écran de %s en échec : %v.", site.Redacted(), err)
+		r.Uncharged = ScreenshotShare
+	default:
+		local, err := m.store(ctx, env, "screenshot", "png", png)
+		if err != nil {
+			return err
 		}
+		out[7] = local
 	}
-	r := Result{Values: out, Found: out[0] != "" || out[3] != ""}
-	if env.Job.Screenshot {
-		png, err := m.screenshot(ctx, site)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return Result{}, ctx.Err()
-		case err != nil:
-			// Not silently empty: the item counts as an error, the log
-			// says why, and the screenshot's surcharge is given back.
-			r.Failure = fmt.Sprintf("Screenshot of %s failed: %v.", site.Redacted(), err)
-			r.FailureFR = fmt.Sprintf("Capture d'écran de %s en échec : %v.", site.Redacted(), err)
-			r.Uncharged = ScreenshotShare
-		default:
-			local, err := m.store(ctx, env, "screenshot", "png", png)
-			if err != nil {
-				return Result{}, err
-			}
-			out[7] = local
-		}
-	}
-	return r, nil
+	return nil
 }
 
 // ScreenshotShare is the share of a brand_assets item's price that its

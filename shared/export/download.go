@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/prospectdata/svc/shared/accent"
 )
 
 // Format is a download format (spec: "GET /api/jobs/{id}/download", query
@@ -92,10 +91,8 @@ func ContentDisposition(filename string) string {
 // become '_'.
 func asciiFilename(name string) string {
 	var b strings.Builder
-	for _, r := range norm.NFD.String(name) {
+	for _, r := range accent.Fold(name) {
 		switch {
-		case unicode.Is(unicode.Mn, r):
-			// the accent of a decomposed letter
 		case r < 0x20 || r >= 0x7F || r == '"' || r == '\\':
 			b.WriteByte('_')
 		default:

@@ -10,6 +10,7 @@
 package exports
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -133,11 +134,10 @@ func (s *Service) Build(ctx context.Context, uid int64) error {
 		return fmt.Errorf("export of %d: %w", uid, err)
 	}
 	key := archiveKey(uid, s.d.Now())
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(s.d.Accounts.Export(ctx, u, pw)) }()
-	_, err = s.d.Files.Put(ctx, key, pr, "application/zip")
-	pr.CloseWithError(err) // stops the archive when Put failed early
-	if err != nil {
+	werr, perr := blob.Write(ctx, s.d.Files, key, "application/zip", func(w io.Writer) error {
+		return s.d.Accounts.Export(ctx, u, w)
+	})
+	if err := cmp.Or(werr, perr); err != nil {
 		return fmt.Errorf("export of %d: %w", uid, err)
 	}
 	infos, _, err := s.d.Files.List(ctx, Prefix(uid), 1000)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/prospectdata/svc/shared/accent"
 )
 
 // Normalize folds a place name to the form names are matched in: lower
@@ -17,10 +17,7 @@ func Normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for _, r := range norm.NFD.String(s) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
+	for _, r := range accent.Fold(s) {
 		r = unicode.ToLower(r)
 		if rep, ok := spelled[r]; ok {
 			if space && b.Len() > 0 {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,17 +92,15 @@ func Derive(ctx context.Context, files blob.Store, id string, f export.Format) e
 		return fmt.Errorf("open the output of job %s: %w", id, err)
 	}
 	defer src.Close()
-	pr, pw := io.Pipe()
-	go func() {
-		err := export.Convert(pw, src, f)
+	werr, perr := blob.Write(ctx, files, DerivedKey(id, f), f.MediaType(), func(w io.Writer) error {
+		err := export.Convert(w, src, f)
 		if errors.Is(err, export.ErrTruncated) {
-			err = nil
+			// An XLSX cut to Excel's limits is complete: it is kept.
+			return nil
 		}
-		pw.CloseWithError(err)
-	}()
-	_, err = files.Put(ctx, DerivedKey(id, f), pr, f.MediaType())
-	pr.CloseWithError(err) // stops the converter when Put failed early
-	if err != nil {
+		return err
+	})
+	if err := cmp.Or(werr, perr); err != nil {
 		return fmt.Errorf("make the %s of job %s: %w", f, id, err)
 	}
 	if err := files.Delete(ctx, derivePendingKey(id, f)); err != nil {

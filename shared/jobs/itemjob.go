@@ -381,15 +381,8 @@ func (s *Service) writeInput(ctx context.Context, id string, items []Item) error
 // read (the file store takes a stream: memory stays one row however many
 // rows) and returns how many it wrote.
 func (s *Service) streamInput(ctx context.Context, id string, src ItemSource) (int, error) {
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.d.Files.Put(ctx, InputKey(id), pr, "application/x-ndjson")
-		pr.CloseWithError(err)
-		done <- err
-	}()
 	n := 0
-	werr := func() error {
+	werr, perr := blob.Write(ctx, s.d.Files, InputKey(id), "application/x-ndjson", func(pw io.Writer) error {
 		w := bufio.NewWriterSize(pw, 64<<10)
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -414,9 +407,7 @@ func (s *Service) streamInput(ctx context.Context, id string, src ItemSource) (i
 			n++
 		}
 		return w.Flush()
-	}()
-	pw.CloseWithError(werr)
-	perr := <-done
+	})
 	if werr != nil {
 		return 0, werr
 	}

@@ -30,7 +30,7 @@ const Retention = 30 * 24 * time.Hour
 type Deps struct {
 	DB       store.DB
 	Scrape   *scrape.Service
-	Ledger   *pricing.Ledger
+	Ledger   *accounts.Ledger
 	Limits   *ratelimit.Limiter
 	Accounts *accounts.Service
 	Now      func() time.Time

@@ -53,7 +53,7 @@ func BenchmarkModuleSim(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			places := simRows(b, world(b, sim.Options{TransientRate: -1}))
 			w := world(b, sim.Options{})
-			c := simClient(b, w, opendata.Config{Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond})
+			c := simClient(b, w, opendata.Config{BackoffBase: time.Millisecond, BackoffMax: 4 * time.Millisecond})
 			m := opendata.Module(c, "openstreetmap (sim)")
 			rows := make([]enrich.Input, len(places))
 			for i, p := range places {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/prospectdata/svc/shared/upstream"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,8 +33,8 @@ const (
 	// the retries after 429, 5xx, a network failure or a runtime-error
 	// remark).
 	DefaultMaxAttempts = 4
-	DefaultBackoff     = 2 * time.Second
-	DefaultMaxBackoff  = 60 * time.Second
+	DefaultBackoffBase = 2 * time.Second
+	DefaultBackoffMax  = 60 * time.Second
 	// DefaultMaxBody caps an answer: DefaultLimit elements with their
 	// tags are some 200 KB.
 	DefaultMaxBody = 4 << 20
@@ -66,12 +65,13 @@ type Config struct {
 	QueryTimeout int
 	Timeout      time.Duration
 	// MaxAttempts bounds the attempts of one query (DefaultMaxAttempts
-	// when 0). Backoff is the wait after the first failure, doubled at
-	// each one up to MaxBackoff, with ±20% jitter; a Retry-After header
-	// lengthens it. The wait holds back every caller of the client, not
-	// only the one that failed: the server said it is overloaded.
-	MaxAttempts         int
-	Backoff, MaxBackoff time.Duration
+	// when 0). BackoffBase is the wait after the first failure, doubled at
+	// each one up to BackoffMax, with ±20% jitter; a Retry-After header
+	// lengthens it (up to BackoffMax). The wait holds back every caller of
+	// the client, not only the one that failed: the server said it is
+	// overloaded.
+	MaxAttempts             int
+	BackoffBase, BackoffMax time.Duration
 	// MaxBody caps the bytes read from one answer (DefaultMaxBody when 0).
 	MaxBody int64
 	// Limit is the most elements one answer lists (DefaultLimit when 0).
@@ -120,6 +120,7 @@ func (e *RuntimeError) Error() string { return "overpass: " + e.Remark }
 // all the rows of a worker together stay polite.
 type Client struct {
 	cfg   Config
+	retry upstream.Retry
 	hc    *http.Client
 	slots chan struct{}
 
@@ -161,13 +162,13 @@ func New(cfg Config, hc *http.Client) (*Client, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
-	if cfg.Backoff <= 0 {
-		cfg.Backoff = DefaultBackoff
+	if cfg.BackoffBase <= 0 {
+		cfg.BackoffBase = DefaultBackoffBase
 	}
-	if cfg.MaxBackoff <= 0 {
-		cfg.MaxBackoff = DefaultMaxBackoff
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = DefaultBackoffMax
 	}
-	cfg.MaxBackoff = max(cfg.MaxBackoff, cfg.Backoff)
+	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
@@ -181,7 +182,24 @@ func New(cfg Config, hc *http.Client) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, hc: hc, slots: make(chan struct{}, cfg.MaxConcurrent)}, nil
+	c := &Client{cfg: cfg, hc: hc, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	c.retry = upstream.Retry{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Jitter:      upstream.Jitter{Below: 0.2, Above: 0.2},
+		// A shared, polite client: a long Retry-After is waited out (up
+		// to BackoffMax), and the caller's deadline ends the wait.
+		AskedAtLeast:     true,
+		WaitPastDeadline: true,
+		// The backoff is not this caller's sleep: it pushes every
+		// caller's next start, and the next attempt waits for it (wait).
+		Sleep: func(_ context.Context, d time.Duration) error {
+			c.backOff(d)
+			return nil
+		},
+	}
+	return c, nil
 }
 
 // Config is the client's settings, defaults filled in.
@@ -193,26 +211,27 @@ func (c *Client) Calls() int64 { return c.calls.Load() }
 
 // Query runs one QL query and returns its answer. Failures that may pass
 // (429, 5xx, a network error, a runtime-error remark) are retried after
-// a backoff, at most MaxAttempts attempts in all; what remains fails with
-// an error wrapping ErrUnreachable and the last cause. The context's
-// error is returned as it is.
+// a backoff (c.retry), at most MaxAttempts attempts in all; what remains
+// fails with an error wrapping ErrUnreachable and the last cause. The
+// context's error is returned as it is.
 func (c *Client) Query(ctx context.Context, ql string) (*Response, error) {
-	var last error
-	for attempt := 1; attempt <= c.cfg.MaxAttempts; attempt++ {
-		resp, retryAfter, err := c.attempt(ctx, ql)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		last = err
-		if !retryable(err) || attempt == c.cfg.MaxAttempts {
-			break
-		}
-		c.backOff(attempt, retryAfter)
+	var resp *Response
+	_, err := c.retry.Do(ctx, func(ctx context.Context, _ int) upstream.Outcome {
+		r, retryAfter, err := c.attempt(ctx, ql)
+		resp = r
+		return upstream.Outcome{Err: err, Temporary: retryable(err), Wait: retryAfter}
+	})
+	if err == nil {
+		return resp, nil
 	}
-	return nil, fmt.Errorf("%w: %w", ErrUnreachable, last)
+	var stop *upstream.StopError
+	if errors.As(err, &stop) {
+		if stop.Reason == upstream.Ended {
+			return nil, stop.Cause
+		}
+		err = stop.Last
+	}
+	return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 }
 
 // retryable tells whether a failed attempt may succeed later.
@@ -238,14 +257,8 @@ type malformedError struct{ err error }
 func (e *malformedError) Error() string { return e.err.Error() }
 func (e *malformedError) Unwrap() error { return e.err }
 
-// backOff pushes every caller's next start past the attempt's backoff.
-func (c *Client) backOff(attempt int, retryAfter time.Duration) {
-	d := c.cfg.Backoff << (attempt - 1)
-	if d <= 0 || d > c.cfg.MaxBackoff {
-		d = c.cfg.MaxBackoff
-	}
-	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-	d = max(d, min(retryAfter, c.cfg.MaxBackoff))
+// backOff pushes every caller's next start d from now, at least.
+func (c *Client) backOff(d time.Duration) {
 	c.mu.Lock()
 	if t := time.Now().Add(d); t.After(c.next) {
 		c.next = t

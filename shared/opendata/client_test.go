@@ -98,8 +98,8 @@ func serve(t *testing.T, cfg opendata.Config, answers ...answer) (*fakeOverpass,
 	if cfg.Interval == 0 {
 		cfg.Interval = -1
 	}
-	if cfg.Backoff == 0 {
-		cfg.Backoff = time.Millisecond
+	if cfg.BackoffBase == 0 {
+		cfg.BackoffBase = time.Millisecond
 	}
 	c, err := opendata.New(cfg, srv.Client())
 	if err != nil {
@@ -322,7 +322,7 @@ func TestClientInterval(t *testing.T) {
 
 // A 429 holds back the other callers too: the backoff is the client's.
 func TestBackoffIsShared(t *testing.T) {
-	f, c := serve(t, opendata.Config{MaxConcurrent: 1, Backoff: 80 * time.Millisecond, MaxBackoff: 80 * time.Millisecond},
+	f, c := serve(t, opendata.Config{MaxConcurrent: 1, BackoffBase: 80 * time.Millisecond, BackoffMax: 80 * time.Millisecond},
 		answer{status: 429, file: "429.html"}, ok("none.json"))
 	first := make(chan struct{})
 	go func() {

@@ -176,7 +176,7 @@ func TestModuleOnSimWithFailures(t *testing.T) {
 	// Overpass with them.
 	places := simRows(t, world(t, sim.Options{TransientRate: -1}))[:60]
 	w := world(t, sim.Options{TransientRate: 0.3})
-	c := simClient(t, w, opendata.Config{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	c := simClient(t, w, opendata.Config{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 	m := opendata.Module(c, "openstreetmap (sim)")
 	// Eight rows at once, as a worker runs them: the client's slots,
 	// pacing and backoff are shared.

@@ -21,7 +21,6 @@ import (
 	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +85,7 @@ type Config struct {
 // Client calls the PageSpeed Insights API. It is safe for concurrent use.
 type Client struct {
 	cfg      Config
+	retry    upstream.Retry
 	endpoint string
 	hc       *http.Client
 }
@@ -125,7 +125,14 @@ func NewClient(cfg Config, hc *http.Client) (*Client, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	c := &Client{cfg: cfg, endpoint: base + Path}
+	c := &Client{cfg: cfg, endpoint: base + Path, retry: upstream.Retry{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Jitter:      upstream.EqualJitter(),
+		Sleep:       cfg.Sleep,
+		Now:         cfg.Now,
+	}}
 	if hc != nil {
 		cp := *hc
 		c.hc = &cp
@@ -218,37 +225,25 @@ func (e *attemptError) Unwrap() error { return e.err }
 // API gave no usable answer, or the context's error when ctx ended.
 func (c *Client) Run(ctx context.Context, pageURL string) (*Report, error) {
 	u := c.requestURL(pageURL)
-	var last error
-	for attempt := 0; attempt < c.cfg.MaxAttempts; attempt++ {
-		if attempt > 0 {
-			wait := c.backoff(attempt - 1)
-			if ra := retryAfterOf(last); ra > 0 {
-				if ra > c.cfg.BackoffMax {
-					return nil, fmt.Errorf("%w: asked to retry after %v: %w", ErrUnavailable, ra, last)
-				}
-				wait = ra
-			}
-			if dl, ok := ctx.Deadline(); ok && c.cfg.Now().Add(wait).After(dl) {
-				return nil, fmt.Errorf("%w: the next retry (in %v) would pass the deadline: %w", ErrUnavailable, wait, last)
-			}
-			if err := c.cfg.Sleep(ctx, wait); err != nil {
-				return nil, ctxErr(ctx, err)
-			}
-		}
-		rep, err := c.once(ctx, u)
-		if err == nil {
-			return rep, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	var rep *Report
+	_, err := c.retry.Do(ctx, func(ctx context.Context, _ int) upstream.Outcome {
+		r, err := c.once(ctx, u)
+		rep = r
 		var ae *attemptError
-		if !errors.As(err, &ae) {
-			return nil, err
-		}
-		last = err
+		return upstream.Outcome{Err: err, Temporary: errors.As(err, &ae), Wait: upstream.RetryAfterOf(err)}
+	})
+	var stop *upstream.StopError
+	switch {
+	case err == nil:
+		return rep, nil
+	case !errors.As(err, &stop):
+		return nil, err
+	case stop.Reason == upstream.Ended:
+		return nil, stop.Cause
+	case stop.Reason == upstream.Interrupted:
+		return nil, ctxErr(ctx, stop.Cause)
 	}
-	return nil, fmt.Errorf("%w after %d attempts: %w", ErrUnavailable, c.cfg.MaxAttempts, last)
+	return nil, stop.Wrap(ErrUnavailable)
 }
 
 func ctxErr(ctx context.Context, err error) error {
@@ -270,20 +265,7 @@ func (c *Client) requestURL(pageURL string) string {
 	return c.endpoint + "?" + q.Encode()
 }
 
-// backoff is the wait before retry n+1: base·2^n, at most max, drawn in
-// [d/2, d].
-func (c *Client) backoff(n int) time.Duration {
-	d := c.cfg.BackoffMax
-	if n < 30 {
-		if e := c.cfg.BackoffBase << n; e > 0 && e < d {
-			d = e
-		}
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-// retryAfter is carried by an attempt's error.
+// retryAfterError is an answer that asked for a wait (Retry-After).
 type retryAfterError struct {
 	*APIError
 	after time.Duration
@@ -291,13 +273,8 @@ type retryAfterError struct {
 
 func (e *retryAfterError) Unwrap() error { return e.APIError }
 
-func retryAfterOf(err error) time.Duration {
-	var r *retryAfterError
-	if errors.As(err, &r) {
-		return r.after
-	}
-	return 0
-}
+// RetryAfter makes the asked wait upstream.RetryAfterOf's.
+func (e *retryAfterError) RetryAfter() time.Duration { return e.after }
 
 // once sends one request and reads its answer.
 func (c *Client) once(ctx context.Context, u string) (*Report, error) {

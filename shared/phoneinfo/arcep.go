@@ -10,7 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/unicode/norm"
+
+	"github.com/prospectdata/svc/shared/accent"
 )
 
 // MaxARCEPFile caps the bytes read from one ARCEP file (MAJNUM is about
@@ -179,15 +180,15 @@ func decode(data []byte) (string, error) {
 // letters and digits kept.
 func headerKey(h string) string {
 	var b strings.Builder
-	for _, r := range norm.NFD.String(h) {
+	for _, r := range accent.Fold(h) {
 		switch {
 		case r >= 'a' && r <= 'z':
 			b.WriteRune(r - 'a' + 'A')
 		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
 			b.WriteRune(r)
 		}
-		// Anything else is dropped: accents (NFD put the base letter
-		// first), separators, and a letter lost to a wrong decoding.
+		// Anything else is dropped: separators, letters that have no
+		// accent to fold, and a letter lost to a wrong decoding.
 	}
 	k := b.String()
 	if k == "MNMO" { // "Mn?mo": the é lost to a wrong decoding

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ const (
 
 // Defaults of HLRConfig.
 const (
-	DefaultHLRAttempts       = 3
+	DefaultHLRMaxAttempts    = 3
 	DefaultHLRBackoffBase    = time.Second
 	DefaultHLRBackoffMax     = 10 * time.Second
 	DefaultHLRAttemptTimeout = 20 * time.Second
@@ -57,11 +56,13 @@ type HLRConfig struct {
 	// Key and Secret are the account's API credentials: the key travels
 	// in X-Digest-Key, the secret only signs (X-Digest-Signature).
 	Key, Secret string
-	// MaxAttempts bounds the requests for one number.
+	// MaxAttempts bounds the requests for one number
+	// (DefaultHLRMaxAttempts when 0 or less).
 	MaxAttempts int
 	// BackoffBase is the wait before the first retry, doubled at each up
 	// to BackoffMax (each drawn in [d/2, d]); a Retry-After longer than
-	// BackoffMax ends the retries.
+	// BackoffMax ends the retries. DefaultHLRBackoffBase and
+	// DefaultHLRBackoffMax when 0 or less.
 	BackoffBase, BackoffMax time.Duration
 	// AttemptTimeout bounds one request (an HLR answers in 1 to 5 s).
 	AttemptTimeout time.Duration
@@ -80,6 +81,7 @@ type HLRConfig struct {
 // concurrent use.
 type HLRClient struct {
 	cfg      HLRConfig
+	retry    upstream.Retry
 	endpoint string
 	hc       *http.Client
 
@@ -103,7 +105,7 @@ func NewHLRClient(cfg HLRConfig, hc *http.Client) (*HLRClient, error) {
 		return nil, errors.New("phone line lookup: a key and a secret are needed")
 	}
 	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultHLRAttempts
+		cfg.MaxAttempts = DefaultHLRMaxAttempts
 	}
 	if cfg.BackoffBase <= 0 {
 		cfg.BackoffBase = DefaultHLRBackoffBase
@@ -127,7 +129,14 @@ func NewHLRClient(cfg HLRConfig, hc *http.Client) (*HLRClient, error) {
 	if cfg.Label == "" {
 		cfg.Label = "hlr-lookups.com"
 	}
-	c := &HLRClient{cfg: cfg, endpoint: base + HLRPath, hc: &http.Client{}}
+	c := &HLRClient{cfg: cfg, endpoint: base + HLRPath, hc: &http.Client{}, retry: upstream.Retry{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Jitter:      upstream.EqualJitter(),
+		Sleep:       cfg.Sleep,
+		Now:         cfg.Now,
+	}}
 	if hc != nil {
 		cp := *hc
 		c.hc = &cp
@@ -243,37 +252,26 @@ func (c *HLRClient) LookupLine(ctx context.Context, e164 string) (Status, error)
 	if err != nil {
 		return Status{}, fmt.Errorf("%w: %w", ErrLookup, err)
 	}
-	var last error
-	for attempt := 0; attempt < c.cfg.MaxAttempts; attempt++ {
-		if attempt > 0 {
-			wait := c.backoff(attempt - 1)
-			var re *retryable
-			if errors.As(last, &re) && re.after > 0 {
-				if re.after > c.cfg.BackoffMax {
-					return Status{}, fmt.Errorf("%w: asked to retry after %v: %w", ErrLookup, re.after, last)
-				}
-				wait = re.after
-			}
-			if dl, ok := ctx.Deadline(); ok && c.cfg.Now().Add(wait).After(dl) {
-				return Status{}, fmt.Errorf("%w: the next retry (in %v) would pass the deadline: %w", ErrLookup, wait, last)
-			}
-			if err := c.cfg.Sleep(ctx, wait); err != nil {
-				return Status{}, err
-			}
+	var a *HLRAnswer
+	_, err = c.retry.Do(ctx, func(ctx context.Context, _ int) upstream.Outcome {
+		var err error
+		a, err = c.once(ctx, body)
+		var re *retryable
+		if !errors.As(err, &re) {
+			return upstream.Outcome{Err: err}
 		}
-		a, err := c.once(ctx, body)
-		if err == nil {
-			return c.read(a, e164)
-		}
-		if ctx.Err() != nil {
-			return Status{}, ctx.Err()
-		}
-		if !errors.As(err, new(*retryable)) {
-			return Status{}, err
-		}
-		last = err
+		return upstream.Outcome{Err: err, Temporary: true, Wait: re.after}
+	})
+	var stop *upstream.StopError
+	switch {
+	case err == nil:
+		return c.read(a, e164)
+	case !errors.As(err, &stop):
+		return Status{}, err
+	case stop.Reason == upstream.Ended || stop.Reason == upstream.Interrupted:
+		return Status{}, stop.Cause
 	}
-	return Status{}, fmt.Errorf("%w after %d attempts: %w", ErrLookup, c.cfg.MaxAttempts, last)
+	return Status{}, stop.Wrap(ErrLookup)
 }
 
 // read checks a completed answer and turns it into a Status.
@@ -394,17 +392,4 @@ func (c *HLRClient) scrubString(s string) string {
 		}
 	}
 	return s
-}
-
-// backoff is the wait before retry n+1: base·2^n, at most max, drawn in
-// [d/2, d].
-func (c *HLRClient) backoff(n int) time.Duration {
-	d := c.cfg.BackoffMax
-	if n < 30 {
-		if e := c.cfg.BackoffBase << n; e > 0 && e < d {
-			d = e
-		}
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
 }

@@ -64,6 +64,14 @@ type Checked struct {
 	Roots []string
 }
 
+// nodeChecks are what the definition checks resolve per node, for the
+// cost checks that follow.
+type nodeChecks struct {
+	rows    map[string]float64 // worst-case rows leaving each node
+	scrapes map[string]scrape.Settings
+	sirenes map[string]sirene.Config
+}
+
 // Check runs, in order, the structure rules, the zones of the scrap and
 // sirene nodes (resolved as at launch), the worst-case cost against the
 // account's threshold and the room for the root jobs in the 5 concurrent
@@ -88,10 +96,36 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 	// Every definition check of every node comes first, so that a
 	// definition fault is reported as such whatever follows it, and
 	// structure_only sees them all.
-	rows := map[string]float64{} // worst-case rows leaving each node
-	scrapes := map[string]scrape.Settings{}
-	sirenes := map[string]sirene.Config{}
 	order := c.t.topo(d)
+	nc, err := c.checkNodes(ctx, u, d, order)
+	if err != nil {
+		return nil, err
+	}
+	if structureOnly {
+		return out, nil
+	}
+	if err := c.priceSources(ctx, d, order, nc, out); err != nil {
+		return nil, err
+	}
+	c.priceStages(d, order, nc.rows, out)
+	out.Cost = math.Round(out.Cost*100) / 100
+	if err := c.checkCost(out); err != nil {
+		return nil, err
+	}
+	if err := c.checkRoom(ctx, u, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkNodes runs the definition checks of the scrap, sirene and import
+// nodes, in order, and keeps what they resolve.
+func (c *Checker) checkNodes(ctx context.Context, u *accounts.User, d *Definition, order []string) (*nodeChecks, error) {
+	nc := &nodeChecks{
+		rows:    map[string]float64{},
+		scrapes: map[string]scrape.Settings{},
+		sirenes: map[string]sirene.Config{},
+	}
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
@@ -100,7 +134,7 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			if err != nil {
 				return nil, err
 			}
-			scrapes[id] = set
+			nc.scrapes[id] = set
 		case "sirene":
 			cfg, err := sireneConfig(n)
 			if err == nil {
@@ -111,42 +145,51 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			if err != nil {
 				return nil, refusal(ReasonDefinition, err)
 			}
-			sirenes[id] = cfg
+			nc.sirenes[id] = cfg
 		case "import":
 			r, err := c.importRows(ctx, u, n)
 			if err != nil {
 				return nil, err
 			}
-			rows[id] = r
+			nc.rows[id] = r
 		}
 	}
-	if structureOnly {
-		return out, nil
-	}
+	return nc, nil
+}
+
+// priceSources resolves the zones of the scrap and sirene nodes, adds
+// their worst-case cost to out and sets the rows they may list.
+func (c *Checker) priceSources(ctx context.Context, d *Definition, order []string, nc *nodeChecks, out *Checked) error {
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
 		case "scrap":
-			set := scrapes[id]
+			set := nc.scrapes[id]
 			plan, err := c.scrapePlan(n, set)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if err := c.d.Scrape.Price(ctx, plan, nil); err != nil {
-				return nil, err
+				return err
 			}
 			out.Cost += plan.Estimate.EF
 			// The places it is expected to list, at most stop_at.
-			rows[id] = math.Ceil(plan.Estimate.ExpectedPlaces)
+			nc.rows[id] = math.Ceil(plan.Estimate.ExpectedPlaces)
 		case "sirene":
-			cfg := sirenes[id]
+			cfg := nc.sirenes[id]
 			if err := cfg.Validate(c.d.Scrape); err != nil {
-				return nil, refusal(zonesOr(err), nodeErr(n.ID, err))
+				return refusal(zonesOr(err), nodeErr(n.ID, err))
 			}
 			out.Cost += float64(cfg.StopAt) * sirene.EFPerRow
-			rows[id] = float64(cfg.StopAt)
+			nc.rows[id] = float64(cfg.StopAt)
 		}
 	}
+	return nil
+}
+
+// priceStages adds the worst-case cost of the nodes that follow another
+// to out, passing the rows down from each node's predecessor.
+func (c *Checker) priceStages(d *Definition, order []string, rows map[string]float64, out *Checked) {
 	pred := map[string]string{}
 	for _, e := range d.Edges {
 		pred[e.To] = e.From
@@ -176,26 +219,35 @@ func (c *Checker) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 			rows[id] = in
 		}
 	}
-	out.Cost = math.Round(out.Cost*100) / 100
+}
+
+// checkCost refuses a worst-case cost above the account's threshold.
+func (c *Checker) checkCost(out *Checked) error {
 	if th := c.d.Scrape.CostThreshold(); out.Cost > th {
-		return nil, &Refusal{Reason: ReasonCost, Err: apperr.New(apperr.Invalid,
+		return &Refusal{Reason: ReasonCost, Err: apperr.New(apperr.Invalid,
 			fmt.Sprintf("Coût estimé au pire de %s EF, au-dessus du seuil de %s EF du compte : réduisez les zones, les requêtes ou stop_at.",
 				pricing.FormatEF(out.Cost), pricing.FormatEF(th)),
 			fmt.Sprintf("Worst-case estimated cost of %s EF, above the account's threshold of %s EF: reduce the zones, the queries or stop_at.",
 				pricing.FormatEF(out.Cost), pricing.FormatEF(th)))}
 	}
+	return nil
+}
+
+// checkRoom refuses a pipeline whose root jobs do not fit in the
+// account's concurrent jobs.
+func (c *Checker) checkRoom(ctx context.Context, u *accounts.User, out *Checked) error {
 	active, err := c.d.Jobs.Active(ctx, u.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if active+len(out.Roots) > jobs.MaxActive {
-		return nil, &Refusal{Reason: ReasonBusy, Err: apperr.New(apperr.Invalid,
+		return &Refusal{Reason: ReasonBusy, Err: apperr.New(apperr.Invalid,
 			fmt.Sprintf("Trop de jobs en cours : %d en attente ou en cours, ce pipeline en lance %d, au plus %d. Réessayez quand un job sera terminé.",
 				active, len(out.Roots), jobs.MaxActive),
 			fmt.Sprintf("Too many jobs running: %d pending or running, this pipeline starts %d, at most %d. Retry when a job has finished.",
 				active, len(out.Roots), jobs.MaxActive))}
 	}
-	return out, nil
+	return nil
 }
 
 // scrapeSettings cleans a scrap node's settings as POST /api/jobs does.

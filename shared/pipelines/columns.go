@@ -99,51 +99,62 @@ func ReportColumns(r io.Reader) (*ColumnsReport, error) {
 			if cell == "" {
 				continue
 			}
-			s := &stats[i]
-			s.filled++
-			if len(s.samples) < sampleValues && !slices.Contains(s.samples, cell) {
-				s.samples = append(s.samples, cell)
-			}
-			if len(s.counts) <= maxCategories {
-				if _, seen := s.counts[cell]; !seen {
-					s.order = append(s.order, cell)
-				}
-				s.counts[cell]++
-			}
-			for _, t := range []string{ColPhone, ColEmail, ColURL, ColNumber} {
-				if looksLike(t, cell, country) {
-					s.typed[t]++
-				}
-			}
+			stats[i].add(cell, country)
 		}
 	}
 	for i, name := range header {
-		s := &stats[i]
-		c := ColumnInfo{Name: name, Type: ColText, SampleValues: s.samples}
-		if c.SampleValues == nil {
-			c.SampleValues = []string{}
-		}
-		if rep.RowCount > 0 {
-			c.FillRate = float64(int(1000*float64(s.filled)/float64(rep.RowCount))) / 1000
-		}
-		for _, t := range []string{ColPhone, ColEmail, ColURL, ColNumber} {
-			if s.filled > 0 && float64(s.typed[t]) >= typedShare*float64(s.filled) {
-				c.Type = t
-				break
-			}
-		}
-		if c.Type == ColText && len(s.counts) >= 1 && len(s.counts) <= maxCategories && s.filled > len(s.counts) {
-			c.Type = ColCategory
-			n := len(s.counts)
-			c.DistinctCount = &n
-			c.DistinctValues = s.order
-		}
-		rep.Columns = append(rep.Columns, c)
+		rep.Columns = append(rep.Columns, stats[i].info(name, rep.RowCount))
 	}
 	if rep.Columns == nil {
 		rep.Columns = []ColumnInfo{}
 	}
 	return rep, nil
+}
+
+// add counts a filled cell of the column: its sample, its category count
+// (up to the cap) and the types it looks like in the row's country.
+func (s *colStats) add(cell, country string) {
+	s.filled++
+	if len(s.samples) < sampleValues && !slices.Contains(s.samples, cell) {
+		s.samples = append(s.samples, cell)
+	}
+	if len(s.counts) <= maxCategories {
+		if _, seen := s.counts[cell]; !seen {
+			s.order = append(s.order, cell)
+		}
+		s.counts[cell]++
+	}
+	for _, t := range []string{ColPhone, ColEmail, ColURL, ColNumber} {
+		if looksLike(t, cell, country) {
+			s.typed[t]++
+		}
+	}
+}
+
+// info is the column name's report over rows rows: the first type most
+// of its filled cells look like, else a category when its values repeat
+// within the cap, else text.
+func (s *colStats) info(name string, rows int) ColumnInfo {
+	c := ColumnInfo{Name: name, Type: ColText, SampleValues: s.samples}
+	if c.SampleValues == nil {
+		c.SampleValues = []string{}
+	}
+	if rows > 0 {
+		c.FillRate = float64(int(1000*float64(s.filled)/float64(rows))) / 1000
+	}
+	for _, t := range []string{ColPhone, ColEmail, ColURL, ColNumber} {
+		if s.filled > 0 && float64(s.typed[t]) >= typedShare*float64(s.filled) {
+			c.Type = t
+			break
+		}
+	}
+	if c.Type == ColText && len(s.counts) >= 1 && len(s.counts) <= maxCategories && s.filled > len(s.counts) {
+		c.Type = ColCategory
+		n := len(s.counts)
+		c.DistinctCount = &n
+		c.DistinctValues = s.order
+	}
+	return c
 }
 
 var phoneChars = regexp.MustCompile(`^[+0-9 ().\-/]{6,25}$`)

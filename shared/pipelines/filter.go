@@ -7,11 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/prospectdata/svc/shared/accent"
 )
 
 // The filter node's rule grammar (docs/pipelines.md): a group is
@@ -290,22 +287,7 @@ func parseNumber(s string) (float64, bool) {
 
 // fold is a text's comparison form: trimmed, lower-case, without accents.
 func fold(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
-	if err != nil {
-		return s
-	}
-	return out
+	return accent.Fold(strings.ToLower(strings.TrimSpace(s)))
 }
 
 func valueText(v any) string {

@@ -4,7 +4,11 @@
 // rules (spec: Pipeline, Definition document, Node types).
 package pipelines
 
-import "github.com/prospectdata/svc/shared/registry"
+import (
+	"slices"
+
+	"github.com/prospectdata/svc/shared/registry"
+)
 
 // SchemaVersion is the version of the definition documents.
 const SchemaVersion = 1
@@ -104,20 +108,27 @@ type nf = struct {
 // Needs and Produces of module nodes come from the registry, so the two
 // tables cannot disagree.
 func nodeTypes() []NodeType {
-	none := map[string]Field{}
-	mod := func(typ, cat, in, out, slug string, schema map[string]Field) NodeType {
-		e, _ := registry.Lookup(slug)
-		needs, produces := e.Needs, e.Produces
-		if needs == nil {
-			needs = []string{}
-		}
-		if produces == nil {
-			produces = []string{}
-		}
-		return NodeType{Type: typ, Category: cat, Input: in, Output: out, Needs: needs, Produces: produces,
-			ConfigSchema: schema, Module: slug}
+	return slices.Concat(sourceNodes(), moduleNodes(), processNodes())
+}
+
+// moduleNode is a node type that runs a registry module, slug, with the
+// module's Needs and Produces.
+func moduleNode(typ, cat, in, out, slug string, schema map[string]Field) NodeType {
+	e, _ := registry.Lookup(slug)
+	needs, produces := e.Needs, e.Produces
+	if needs == nil {
+		needs = []string{}
 	}
-	scrap := mod("scrap", CatSource, "", Pois, "scrap", fields(
+	if produces == nil {
+		produces = []string{}
+	}
+	return NodeType{Type: typ, Category: cat, Input: in, Output: out, Needs: needs, Produces: produces,
+		ConfigSchema: schema, Module: slug}
+}
+
+// sourceNodes are the root node types: scrap, import and sirene.
+func sourceNodes() []NodeType {
+	scrap := moduleNode("scrap", CatSource, "", Pois, "scrap", fields(
 		nf{"queries", Field{Type: TStrings, Required: true, Label: "Requêtes", MaxItems: 20}},
 		nf{"country", Field{Type: TString, Default: "FRA", Label: "Pays"}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
@@ -127,14 +138,14 @@ func nodeTypes() []NodeType {
 	))
 	scrap.Produces = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
 	scrap.Needs = []string{}
-	imp := mod("import", CatSource, "", Pois, "import", fields(
+	imp := moduleNode("import", CatSource, "", Pois, "import", fields(
 		nf{"source", Field{Type: TEnum, Required: true, Default: "paste", Enum: []string{"paste", "url", "from_job"}, Label: "Source"}},
 		nf{"text", Field{Type: TString, Default: "", Label: "Texte collé"}},
 		nf{"url", Field{Type: TString, Default: "", Label: "Adresse du tableur public"}},
 		nf{"from_job_id", Field{Type: TString, Default: "", Label: "Job source"}},
 	))
 	imp.Produces = []string{}
-	sirene := mod("sirene", CatSource, "", Pois, "sirene", fields(
+	sirene := moduleNode("sirene", CatSource, "", Pois, "sirene", fields(
 		nf{"activites", Field{Type: TStrings, Required: true, Label: "Activités (métier ou code NAF)", MaxItems: 20}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
 		nf{"etablissements", Field{Type: TEnum, Default: "tous", Enum: []string{"tous", "sieges"}, Label: "Établissements"}},
@@ -145,6 +156,43 @@ func nodeTypes() []NodeType {
 	for _, r := range []*NodeType{&scrap, &imp, &sirene} {
 		r.IsRoot = true
 	}
+	return []NodeType{scrap, imp, sirene}
+}
+
+// moduleNodes are the enrichment, verification and check node types, each
+// a registry module.
+func moduleNodes() []NodeType {
+	none := map[string]Field{}
+	return []NodeType{
+		moduleNode("reviews", CatEnrich, PoisAny, Reviews, "reviews", none),
+		moduleNode("emails", CatEnrich, PoisAny, PoisEmail, "emails", fields(
+			nf{"mode", Field{Type: TEnum, Default: "normal", Enum: []string{"normal", "deep"}, Label: "Mode"}},
+		)),
+		moduleNode("verify", CatVerify, PoisEmail, Verified, "verify_emails", none),
+		moduleNode("socials", CatEnrich, PoisAny, Pois, "socials", none),
+		moduleNode("dead_check", CatVerify, PoisAny, Pois, "dead_check", none),
+		moduleNode("techstack", CatEnrich, PoisAny, Pois, "techstack", none),
+		moduleNode("ads_intelligence", CatEnrich, PoisAny, Pois, "ads_intelligence", none),
+		moduleNode("brand_assets", CatEnrich, PoisAny, Pois, "brand_assets", fields(
+			nf{"capture_screenshot", Field{Type: TBool, Default: false, Label: "Capture d'écran"}},
+		)),
+		moduleNode("legal_ids", CatEnrich, PoisAny, Pois, "legal_ids", none),
+		moduleNode("legal_data", CatEnrich, PoisAny, Pois, "legal_data", none),
+		moduleNode("legal_mentions", CatEnrich, PoisAny, Pois, "legal_mentions", none),
+		moduleNode("opendata", CatEnrich, PoisAny, Pois, "opendata", none),
+		moduleNode("site_finder", CatEnrich, PoisAny, Pois, "site_finder", none),
+		moduleNode("phones_extra", CatEnrich, PoisAny, Pois, "phones_extra", none),
+		moduleNode("pricing", CatEnrich, PoisAny, Pois, "pricing", none),
+		moduleNode("pagespeed", CatCheck, PoisAny, Pois, "pagespeed", none),
+		moduleNode("phone_info", CatEnrich, PoisAny, Pois, "phone_info", fields(
+			nf{"live_mode", Field{Type: TEnum, Default: "cache_only", Enum: []string{"cache_only"}, Label: "Mode"}},
+		)),
+	}
+}
+
+// processNodes are the node types that run inside the pipeline: filter
+// and sort.
+func processNodes() []NodeType {
 	filter := NodeType{Type: "filter", Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
 		Produces: []string{}, ConfigFreeform: true, ConfigSchema: fields(
 			nf{"rules", Field{Type: TObject, Default: map[string]any{"logic": "AND", "conditions": []any{}}, Label: "Règles"}},
@@ -155,33 +203,7 @@ func nodeTypes() []NodeType {
 			nf{"direction", Field{Type: TEnum, Default: "desc", Enum: []string{"asc", "desc"}, Label: "Ordre"}},
 			nf{"top_n", Field{Type: TInt, Label: "Garder les N premiers", Min: 1, Max: 1_000_000}},
 		)}
-	return []NodeType{
-		scrap, imp, sirene,
-		mod("reviews", CatEnrich, PoisAny, Reviews, "reviews", none),
-		mod("emails", CatEnrich, PoisAny, PoisEmail, "emails", fields(
-			nf{"mode", Field{Type: TEnum, Default: "normal", Enum: []string{"normal", "deep"}, Label: "Mode"}},
-		)),
-		mod("verify", CatVerify, PoisEmail, Verified, "verify_emails", none),
-		mod("socials", CatEnrich, PoisAny, Pois, "socials", none),
-		mod("dead_check", CatVerify, PoisAny, Pois, "dead_check", none),
-		mod("techstack", CatEnrich, PoisAny, Pois, "techstack", none),
-		mod("ads_intelligence", CatEnrich, PoisAny, Pois, "ads_intelligence", none),
-		mod("brand_assets", CatEnrich, PoisAny, Pois, "brand_assets", fields(
-			nf{"capture_screenshot", Field{Type: TBool, Default: false, Label: "Capture d'écran"}},
-		)),
-		mod("legal_ids", CatEnrich, PoisAny, Pois, "legal_ids", none),
-		mod("legal_data", CatEnrich, PoisAny, Pois, "legal_data", none),
-		mod("legal_mentions", CatEnrich, PoisAny, Pois, "legal_mentions", none),
-		mod("opendata", CatEnrich, PoisAny, Pois, "opendata", none),
-		mod("site_finder", CatEnrich, PoisAny, Pois, "site_finder", none),
-		mod("phones_extra", CatEnrich, PoisAny, Pois, "phones_extra", none),
-		mod("pricing", CatEnrich, PoisAny, Pois, "pricing", none),
-		mod("pagespeed", CatCheck, PoisAny, Pois, "pagespeed", none),
-		mod("phone_info", CatEnrich, PoisAny, Pois, "phone_info", fields(
-			nf{"live_mode", Field{Type: TEnum, Default: "cache_only", Enum: []string{"cache_only"}, Label: "Mode"}},
-		)),
-		filter, sort,
-	}
+	return []NodeType{filter, sort}
 }
 
 // Table is the node table by type, and the types in order.

@@ -184,6 +184,16 @@ func (s *Service) Replay(ctx context.Context, u *accounts.User, id string) (*Cre
 	return s.Create(jobs.WithScheduled(ctx), u, CreateRequest{Name: p.Name, Definition: def, LowPriority: p.LowPriority})
 }
 
+// ReplayID is Replay for what only follows the new pipeline (a veille's
+// run, veille.Pipelines): its id.
+func (s *Service) ReplayID(ctx context.Context, u *accounts.User, id string) (string, error) {
+	c, err := s.Replay(ctx, u, id)
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
 func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, n Node) (*jobs.Job, error) {
 	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority})
 	switch n.Type {
@@ -648,8 +658,49 @@ func (s *Service) Get(ctx context.Context, uid int64, id string) (*Detail, error
 	if err != nil {
 		return nil, err
 	}
+	all, err := s.allStageJobs(ctx, uid, p)
+	if err != nil {
+		return nil, err
+	}
 	d := &Detail{ID: p.ID, UserID: p.UserID, Name: p.Name, Definition: p.Definition, Status: p.Status,
 		CreatedAt: p.CreatedAt, CompletedAt: p.CompletedAt, Jobs: []StageJob{}}
+	for nid, js := range all {
+		for _, j := range js {
+			d.Jobs = append(d.Jobs, StageJob{ID: j.ID, JobType: j.JobType, Status: string(j.Status), PipelineNodeID: nid,
+				ResultsCount: j.ResultsCount, ErrorMessage: j.ErrorMessage, CreatedAt: j.CreatedAt, CompletedAt: j.CompletedAt})
+		}
+	}
+	slices.SortFunc(d.Jobs, func(a, b StageJob) int { return strings.Compare(a.CreatedAt+a.ID, b.CreatedAt+b.ID) })
+	d.ProgressPct = progress(s.d.Checker.t, p, all)
+	if j := outputJob(p, all); j != nil {
+		d.OutputJob = &OutputJob{ID: j.ID, JobType: j.JobType, ResultsCount: j.ResultsCount, Status: string(j.Status),
+			DownloadAvailable: j.DownloadAvailable}
+	}
+	return d, nil
+}
+
+// Outcome is where one of the user's pipelines stands, for what waits on
+// it (a veille's replay, veille.Pipelines): its status, one of the job
+// states (spec: a pipeline is running, done, failed or cancelled), and
+// its output job so far, the one Get's output_job names (nil while no
+// stage has downloadable rows). Its errors are Get's: not found, not the
+// owner's.
+func (s *Service) Outcome(ctx context.Context, uid int64, id string) (jobs.Status, *jobs.Job, error) {
+	p, err := s.get(ctx, uid, id)
+	if err != nil {
+		return "", nil, err
+	}
+	all, err := s.allStageJobs(ctx, uid, p)
+	if err != nil {
+		return "", nil, err
+	}
+	return jobs.Status(p.Status), outputJob(p, all), nil
+}
+
+// allStageJobs are every job of the pipeline's stages by node, in the
+// order they started (stageJobs keeps the latest only); a job deleted
+// since is left out.
+func (s *Service) allStageJobs(ctx context.Context, uid int64, p *Pipeline) (map[string][]*jobs.Job, error) {
 	all := map[string][]*jobs.Job{}
 	for nid, ids := range p.Stages {
 		for _, jid := range ids {
@@ -661,14 +712,9 @@ func (s *Service) Get(ctx context.Context, uid int64, id string) (*Detail, error
 				return nil, err
 			}
 			all[nid] = append(all[nid], j)
-			d.Jobs = append(d.Jobs, StageJob{ID: j.ID, JobType: j.JobType, Status: string(j.Status), PipelineNodeID: nid,
-				ResultsCount: j.ResultsCount, ErrorMessage: j.ErrorMessage, CreatedAt: j.CreatedAt, CompletedAt: j.CompletedAt})
 		}
 	}
-	slices.SortFunc(d.Jobs, func(a, b StageJob) int { return strings.Compare(a.CreatedAt+a.ID, b.CreatedAt+b.ID) })
-	d.ProgressPct = progress(s.d.Checker.t, p, all)
-	d.OutputJob = outputJob(p, all)
-	return d, nil
+	return all, nil
 }
 
 // List is the user's 50 latest pipelines, most recent first.
@@ -729,8 +775,9 @@ func progress(t *Table, p *Pipeline, all map[string][]*jobs.Job) int {
 	return min(pct, 99)
 }
 
-// outputJob is the most-downstream stage that produced rows.
-func outputJob(p *Pipeline, all map[string][]*jobs.Job) *OutputJob {
+// outputJob is the job of the most-downstream stage that produced
+// downloadable rows.
+func outputJob(p *Pipeline, all map[string][]*jobs.Job) *jobs.Job {
 	depth := map[string]int{}
 	pred := map[string]string{}
 	for _, e := range p.Definition.Edges {
@@ -759,11 +806,7 @@ func outputJob(p *Pipeline, all map[string][]*jobs.Job) *OutputJob {
 			}
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	return &OutputJob{ID: best.ID, JobType: best.JobType, ResultsCount: best.ResultsCount, Status: string(best.Status),
-		DownloadAvailable: best.DownloadAvailable}
+	return best
 }
 
 // Table is the node table.

@@ -105,34 +105,9 @@ func SortCSV(ctx context.Context, r io.Reader, w io.Writer, spec SortSpec, tmpDi
 	}
 	defer os.Remove(spill.Name())
 	defer spill.Close()
-	bw := bufio.NewWriterSize(spill, 1<<20)
-	var keys []sortKey
-	var off int64
-	for seq := 0; ; seq++ {
-		row, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-		if seq%4096 == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		b, err := json.Marshal(row)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := bw.Write(b); err != nil {
-			return 0, fmt.Errorf("sort: spill: %w", err)
-		}
-		k := keyOf(row[col], seq)
-		k.off, k.n = off, int32(len(b))
-		off += int64(len(b))
-		keys = append(keys, k)
-	}
-	if err := bw.Flush(); err != nil {
-		return 0, fmt.Errorf("sort: spill: %w", err)
+	keys, err := spillRows(ctx, rd, spill, col)
+	if err != nil {
+		return 0, err
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if less(&a, &b, spec.Desc) {
@@ -146,25 +121,69 @@ func SortCSV(ctx context.Context, r io.Reader, w io.Writer, spec SortSpec, tmpDi
 	if spec.TopN > 0 && spec.TopN < len(keys) {
 		keys = keys[:spec.TopN]
 	}
+	if err := writeSorted(ctx, spill, keys, out); err != nil {
+		return 0, err
+	}
+	return len(keys), out.Flush()
+}
+
+// spillRows writes rd's rows to spill, one JSON array each, and returns
+// their sort keys by col, with where each row lies in spill.
+func spillRows(ctx context.Context, rd *export.Reader, spill *os.File, col int) ([]sortKey, error) {
+	bw := bufio.NewWriterSize(spill, 1<<20)
+	var keys []sortKey
+	var off int64
+	for seq := 0; ; seq++ {
+		row, err := rd.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if seq%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		b, err := json.Marshal(row)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := bw.Write(b); err != nil {
+			return nil, fmt.Errorf("sort: spill: %w", err)
+		}
+		k := keyOf(row[col], seq)
+		k.off, k.n = off, int32(len(b))
+		off += int64(len(b))
+		keys = append(keys, k)
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("sort: spill: %w", err)
+	}
+	return keys, nil
+}
+
+// writeSorted reads the rows back from spill in the order of keys and
+// writes them to out.
+func writeSorted(ctx context.Context, spill *os.File, keys []sortKey, out *export.CSVWriter) error {
 	buf := make([]byte, 0, 4096)
 	var row []string
 	for i, k := range keys {
 		if i%4096 == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
+			return ctx.Err()
 		}
 		buf = slices.Grow(buf[:0], int(k.n))[:k.n]
 		if _, err := spill.ReadAt(buf, k.off); err != nil {
-			return 0, fmt.Errorf("sort: read back: %w", err)
+			return fmt.Errorf("sort: read back: %w", err)
 		}
 		row = row[:0]
 		if err := json.Unmarshal(buf, &row); err != nil {
-			return 0, fmt.Errorf("sort: read back: %w", err)
+			return fmt.Errorf("sort: read back: %w", err)
 		}
 		if err := out.Write(restored(row)); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	return len(keys), out.Flush()
+	return nil
 }
 
 // restored undoes the stored CSV's formula guard: the writer puts it back.

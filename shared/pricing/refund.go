@@ -1,16 +1,12 @@
 package pricing
 
-import (
-	"math"
-
-	"github.com/prospectdata/svc/shared/accounts"
-	"github.com/prospectdata/svc/shared/store"
-)
+import "math"
 
 // A scrape is charged its estimate at creation; the searches the map
 // provider did not answer are given back when the job ends (docs/pricing.md,
 // "Refunds"): the user pays for answers, not for a provider's outage or a
-// refused key.
+// refused key. The account's ledger gives the amount back
+// (accounts.RefundOp).
 
 // Refund is the EF given back of a charge of ef for planned searches of
 // which answered were answered: ef × (planned − answered) / planned, to the
@@ -25,15 +21,4 @@ func Refund(ef, planned float64, answered int) float64 {
 	share := (planned - float64(answered)) / planned
 	share = math.Min(math.Max(share, 0), 1)
 	return math.Round(ef*share*100) / 100
-}
-
-// RefundOp gives ef back to the account's spending of month (yyyy-mm, the
-// month the job was created and charged in), as an operation of the
-// caller's transaction, which also records the refund on the job so that
-// it is made once. It has no condition: the charge it reverses wrote the
-// item.
-func RefundOp(uid int64, month string, ef float64) store.TxOp {
-	cents := int64(math.Round(ef * 100))
-	return store.UpdateOp(accounts.Table, store.Key{PK: accounts.UserPK(uid), SK: "EF#" + month},
-		store.Update{}.Add("cents", -cents), nil)
 }

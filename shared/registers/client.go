@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/prospectdata/svc/shared/upstream"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,7 +34,7 @@ const (
 	// it in bursts.
 	DefaultBodaccRatePerSecond = 5
 	DefaultTimeout             = 15 * time.Second
-	DefaultMaxRetries          = 4
+	DefaultMaxAttempts         = 5
 	DefaultBackoffBase         = 500 * time.Millisecond
 	DefaultBackoffMax          = 30 * time.Second
 	DefaultUserAgent           = "prospectdata-svc/1.0 (registers adapter)"
@@ -63,10 +62,10 @@ type Config struct {
 	// UserAgent is sent with every request, as the search API asks
 	// (DefaultUserAgent when empty).
 	UserAgent string
-	// MaxRetries is the number of retries after a first attempt that
-	// failed with 429, 408, 5xx, a network error or an unreadable body:
-	// DefaultMaxRetries when 0, none when negative.
-	MaxRetries int
+	// MaxAttempts bounds the requests of one call, the first included;
+	// those after it retry a 429, 408, 5xx, a network error or an
+	// unreadable body: DefaultMaxAttempts when 0 or less, 1 for no retry.
+	MaxAttempts int
 	// BackoffBase is the first retry's delay, doubled at each retry up to
 	// BackoffMax, with jitter; a Retry-After header replaces it. A
 	// Retry-After longer than BackoffMax gives up at once.
@@ -140,6 +139,7 @@ type Calls struct{ Search, Bodacc int64 }
 // use: its pacing is shared by every caller.
 type Client struct {
 	cfg    Config
+	retry  upstream.Retry
 	hc     *http.Client
 	clock  Clock
 	gaz    func() (*gazetteer.Gazetteer, error)
@@ -176,11 +176,8 @@ func New(d Deps) (*Client, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	switch {
-	case cfg.MaxRetries == 0:
-		cfg.MaxRetries = DefaultMaxRetries
-	case cfg.MaxRetries < 0:
-		cfg.MaxRetries = 0
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
 	}
 	if cfg.BackoffBase <= 0 {
 		cfg.BackoffBase = DefaultBackoffBase
@@ -202,6 +199,14 @@ func New(d Deps) (*Client, error) {
 	}
 	if c.clock == nil {
 		c.clock = SystemClock{}
+	}
+	c.retry = upstream.Retry{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Jitter:      upstream.EqualJitter(),
+		Sleep:       c.clock.Sleep,
+		Now:         c.clock.Now,
 	}
 	if d.HTTP != nil {
 		hc := *d.HTTP
@@ -267,59 +272,50 @@ func (f *failure) Error() string { return f.err.Error() }
 func (f *failure) Unwrap() error { return f.err }
 
 // get sends GET base+path?query to the source, retrying what is
-// temporary, and decodes a 200 answer into out. It returns an *APIError
-// for an answer not worth retrying, an error wrapping ErrUnavailable when
-// the retries ran out, the context's error when it ended.
+// temporary (c.retry), and decodes a 200 answer into out. It returns an
+// *APIError for an answer not worth retrying, an error wrapping
+// ErrUnavailable when the retries ran out, the context's error when it
+// ended.
 func (c *Client) get(ctx context.Context, ep *endpoint, path string, q url.Values, out any) error {
 	u := ep.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	for attempt := 0; ; attempt++ {
+	var paced error
+	_, err := c.retry.Do(ctx, func(ctx context.Context, n int) upstream.Outcome {
 		if err := ep.pace.wait(ctx, c.clock); err != nil {
-			return fmt.Errorf("registers: %s: %w", ep.name, err)
+			paced = fmt.Errorf("registers: %s: %w", ep.name, err)
+			return upstream.Outcome{Err: paced}
 		}
 		f := c.once(ctx, ep, u, out)
 		if f == nil {
-			return nil
+			return upstream.Outcome{}
 		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("registers: %s: %w (last: %v)", ep.name, ctx.Err(), f.err)
+		if f.temporary && f.retryAfter > 0 && f.retryAfter <= c.retry.BackoffMax && n < c.retry.MaxAttempts && ctx.Err() == nil {
+			// The policy will honour the Retry-After: it holds back every
+			// caller of the source, not only this one.
+			ep.pace.hold(c.clock.Now().Add(f.retryAfter))
 		}
-		if !f.temporary {
-			return f.err
-		}
-		if attempt >= c.cfg.MaxRetries {
-			return fmt.Errorf("%w: %s after %d attempts: %v", ErrUnavailable, ep.name, attempt+1, f.err)
-		}
-		wait := c.backoff(attempt)
-		if f.retryAfter > 0 {
-			if f.retryAfter > c.cfg.BackoffMax {
-				return fmt.Errorf("%w: %s asks to retry after %v: %v", ErrUnavailable, ep.name, f.retryAfter, f.err)
-			}
-			wait = f.retryAfter
-			ep.pace.hold(c.clock.Now().Add(wait))
-		}
-		if dl, ok := ctx.Deadline(); ok && c.clock.Now().Add(wait).After(dl) {
-			return fmt.Errorf("%w: %s: the next retry (in %v) would pass the deadline: %v", ErrUnavailable, ep.name, wait, f.err)
-		}
-		if err := c.clock.Sleep(ctx, wait); err != nil {
-			return fmt.Errorf("registers: %s: %w (last: %v)", ep.name, err, f.err)
-		}
+		return upstream.Outcome{Err: f.err, Temporary: f.temporary, Wait: f.retryAfter}
+	})
+	var stop *upstream.StopError
+	switch {
+	case paced != nil:
+		return paced
+	case !errors.As(err, &stop):
+		return err
 	}
-}
-
-// backoff is the delay before retry attempt+1: base·2^attempt, at most
-// BackoffMax, drawn in [d/2, d].
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.cfg.BackoffMax
-	if attempt < 30 {
-		if e := c.cfg.BackoffBase << attempt; e > 0 && e < d {
-			d = e
-		}
+	// The last failure is quoted (%v), not wrapped: an *APIError is an
+	// answer not worth retrying, which these are not.
+	switch stop.Reason {
+	case upstream.Exhausted:
+		return fmt.Errorf("%w: %s after %d attempts: %v", ErrUnavailable, ep.name, stop.Attempts, stop.Last)
+	case upstream.WaitTooLong:
+		return fmt.Errorf("%w: %s asks to retry after %v: %v", ErrUnavailable, ep.name, stop.Wait, stop.Last)
+	case upstream.PastDeadline:
+		return fmt.Errorf("%w: %s: the next retry (in %v) would pass the deadline: %v", ErrUnavailable, ep.name, stop.Wait, stop.Last)
 	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return fmt.Errorf("registers: %s: %w (last: %v)", ep.name, stop.Cause, stop.Last)
 }
 
 // once sends the request once.

@@ -42,12 +42,12 @@ func TestTransportFailures(t *testing.T) {
 		{"500 twice then 200", []reply{{status: 500, file: "error_500.html"}, {status: 502, body: "bad gateway"}, ok},
 			Config{}, 3, 0, nil, 0},
 		{"500 until the retries run out", []reply{{status: 500, file: "error_500.html"}},
-			Config{MaxRetries: 3}, 4, 0, ErrUnavailable, 0},
+			Config{MaxAttempts: 4}, 4, 0, ErrUnavailable, 0},
 		{"a Retry-After beyond BackoffMax gives up at once",
 			[]reply{{status: 429, file: "error_429.html", header: map[string]string{"Retry-After": "120"}}},
 			Config{}, 1, 0, ErrUnavailable, 0},
 		{"malformed JSON is retried, then unavailable", []reply{{file: "search_malformed.json"}},
-			Config{MaxRetries: 2}, 3, 0, ErrUnavailable, 0},
+			Config{MaxAttempts: 3}, 3, 0, ErrUnavailable, 0},
 		{"malformed once, then good", []reply{{file: "search_malformed.json"}, ok},
 			Config{}, 2, 0, nil, 0},
 		{"400 is not retried", []reply{{status: 400, file: "search_error_400.json"}},
@@ -167,7 +167,7 @@ func TestBodaccFailureKeepsTheCompany(t *testing.T) {
 		}
 		return fixtures(r)
 	})
-	c, _ := u.client(t, Config{MaxRetries: 1})
+	c, _ := u.client(t, Config{MaxAttempts: 2})
 	co, err := c.Lookup(context.Background(), Query{SIREN: "790000129"})
 	if err != nil {
 		t.Fatal(err)

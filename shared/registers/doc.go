@@ -2,10 +2,11 @@
 // d'entreprises of the French state (recherche-entreprises.api.gouv.fr,
 // SIRENE with the RNE's officers, published accounts and labels) and
 // BODACC's announcements (the DILA's Opendatasoft portal). Three
-// capabilities use it: the legal_data enrichment module (LegalDataModule),
-// the sirene source (Establishments: businesses by activity in French
-// zones) and company lookup by SIREN, SIRET, VAT number or name (Lookup,
-// the body of /api/company/...).
+// capabilities use it: the legal_data enrichment module (its cells,
+// LegalDataValues; the module is enrich.LegalDataModule), the sirene
+// source (Establishments: businesses by activity in French zones) and
+// company lookup by SIREN, SIRET, VAT number or name (Lookup, the body of
+// /api/company/...).
 //
 // A Client paces each source (7 requests a second for the search API, its
 // documented limit), retries 429, 408, 5xx, network failures and

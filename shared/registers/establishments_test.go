@@ -175,7 +175,7 @@ func TestEstablishmentsUpstreamFailure(t *testing.T) {
 		}
 		return activityPages(r)
 	})
-	c, _ := u.client(t, Config{MaxRetries: 1})
+	c, _ := u.client(t, Config{MaxAttempts: 2})
 	n := 0
 	err := c.Establishments(context.Background(), Filter{Activites: []string{"10.71C"}, Zones: Zones{Departements: []string{"69"}}},
 		func(Establishment) error { n++; return nil })

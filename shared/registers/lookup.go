@@ -158,6 +158,42 @@ func (c *Client) byID(ctx context.Context, id, postcode string) (*apiCompany, *a
 // namesakes tie within the margin, the one whose establishment is at the
 // row's street address (same number, same street) wins, if only one is.
 func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany, *apiEstablishment, Match, error) {
+	p, by, codes, err := c.nameParams(name, q)
+	if err != nil {
+		return nil, nil, Match{}, err
+	}
+	r, err := c.searchPage(ctx, p)
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.StatusCode == 400 {
+			return nil, nil, Match{}, ErrNotFound // a name the API refuses matches nothing
+		}
+		return nil, nil, Match{}, err
+	}
+	all := nameCands(r, name, q, codes)
+	pk := &namePicker{by: by, street: streetOf(q.Address)}
+	var active []nameCand
+	for _, x := range all {
+		if x.active {
+			active = append(active, x)
+		}
+	}
+	if best, how, ok := pk.pick(active); ok {
+		return best.a, best.est, Match{By: how, Score: round3(best.score)}, nil
+	}
+	if best, how, ok := pk.pick(all); ok {
+		return best.a, best.est, Match{By: how, Score: round3(best.score)}, nil
+	}
+	if pk.ambiguous {
+		return nil, nil, Match{}, ErrAmbiguous
+	}
+	return nil, nil, Match{}, ErrNotFound
+}
+
+// nameParams are the search of a name in the query's place: its postcode,
+// else the codes of its commune (none is ErrNotFound). It also returns
+// how a match of it is made and those commune codes.
+func (c *Client) nameParams(name string, q Query) (searchParams, string, []string, error) {
 	p := searchParams{q: truncate(name, 200), perPage: MaxPerPage}
 	by := MatchNamePostcode
 	var codes []string
@@ -168,21 +204,28 @@ func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany,
 		by = MatchNameCommune
 		var err error
 		if codes, err = c.communeCodes(q); err != nil {
-			return nil, nil, Match{}, err
+			return p, by, nil, err
 		}
 		if len(codes) == 0 {
-			return nil, nil, Match{}, ErrNotFound
+			return p, by, nil, ErrNotFound
 		}
 		p.codeCommune = codes
 	}
-	r, err := c.searchPage(ctx, p)
-	if err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && ae.StatusCode == 400 {
-			return nil, nil, Match{}, ErrNotFound // a name the API refuses matches nothing
-		}
-		return nil, nil, Match{}, err
-	}
+	return p, by, codes, nil
+}
+
+// nameCand is a company a name search found, with its establishment in
+// the query's place and its name's score.
+type nameCand struct {
+	a      *apiCompany
+	est    *apiEstablishment
+	score  float64
+	active bool
+}
+
+// nameCands are the search's companies that have an establishment in the
+// query's place (its postcode, else one of codes), scored against name.
+func nameCands(r searchResponse, name string, q Query, codes []string) []nameCand {
 	in := func(e *apiEstablishment) bool {
 		if q.Postcode != "" {
 			return e.CodePostal == q.Postcode
@@ -190,75 +233,64 @@ func (c *Client) byName(ctx context.Context, name string, q Query) (*apiCompany,
 		return slices.Contains(codes, e.Commune)
 	}
 	words := nameWords(name)
-	type cand struct {
-		a      *apiCompany
-		est    *apiEstablishment
-		score  float64
-		active bool
-	}
-	var all []cand
+	var all []nameCand
 	for i := range r.Results {
 		a := &r.Results[i]
 		est := placeEstablishment(a, in)
 		if est == nil {
 			continue // no establishment in the place: a homonym elsewhere
 		}
-		all = append(all, cand{a, est, companyScore(words, a), a.EtatAdministratif == "A"})
+		all = append(all, nameCand{a, est, companyScore(words, a), a.EtatAdministratif == "A"})
 	}
-	street := streetOf(q.Address)
-	ambiguous := false
-	pick := func(cs []cand) (cand, string, bool) {
-		slices.SortStableFunc(cs, func(x, y cand) int {
-			switch {
-			case x.score > y.score:
-				return -1
-			case x.score < y.score:
-				return 1
-			}
-			return 0
-		})
-		if len(cs) == 0 || cs[0].score < MatchThreshold {
-			return cand{}, "", false
+	return all
+}
+
+// namePicker picks the company that stands out of a name search's
+// candidates; ambiguous records that namesakes tied in a pick.
+type namePicker struct {
+	by        string  // how a match stood out by its score alone is made
+	street    *street // the row's street address, nil when unknown
+	ambiguous bool
+}
+
+// pick sorts cs by score and returns the best when it scores at least
+// MatchThreshold with MatchMargin over the next, or, of the namesakes
+// within the margin, the only one at the row's street address.
+func (pk *namePicker) pick(cs []nameCand) (nameCand, string, bool) {
+	slices.SortStableFunc(cs, func(x, y nameCand) int {
+		switch {
+		case x.score > y.score:
+			return -1
+		case x.score < y.score:
+			return 1
 		}
-		// The companies within the margin of the best: one alone wins; of
-		// several namesakes, the one at the row's street address.
-		var rivals []cand
-		for _, o := range cs {
-			if cs[0].score-o.score < MatchMargin && !slices.ContainsFunc(rivals, func(r cand) bool { return r.a.SIREN == o.a.SIREN }) {
-				rivals = append(rivals, o)
-			}
-		}
-		if len(rivals) == 1 {
-			return cs[0], by, true
-		}
-		var at []cand
-		for _, r := range rivals {
-			if street != nil && sameStreet(street, r.est.Adresse) {
-				at = append(at, r)
-			}
-		}
-		if len(at) == 1 {
-			return at[0], MatchNameAddress, true
-		}
-		ambiguous = true
-		return cand{}, "", false
+		return 0
+	})
+	if len(cs) == 0 || cs[0].score < MatchThreshold {
+		return nameCand{}, "", false
 	}
-	var active []cand
-	for _, x := range all {
-		if x.active {
-			active = append(active, x)
+	// The companies within the margin of the best: one alone wins; of
+	// several namesakes, the one at the row's street address.
+	var rivals []nameCand
+	for _, o := range cs {
+		if cs[0].score-o.score < MatchMargin && !slices.ContainsFunc(rivals, func(r nameCand) bool { return r.a.SIREN == o.a.SIREN }) {
+			rivals = append(rivals, o)
 		}
 	}
-	if best, how, ok := pick(active); ok {
-		return best.a, best.est, Match{By: how, Score: round3(best.score)}, nil
+	if len(rivals) == 1 {
+		return cs[0], pk.by, true
 	}
-	if best, how, ok := pick(all); ok {
-		return best.a, best.est, Match{By: how, Score: round3(best.score)}, nil
+	var at []nameCand
+	for _, r := range rivals {
+		if pk.street != nil && sameStreet(pk.street, r.est.Adresse) {
+			at = append(at, r)
+		}
 	}
-	if ambiguous {
-		return nil, nil, Match{}, ErrAmbiguous
+	if len(at) == 1 {
+		return at[0], MatchNameAddress, true
 	}
-	return nil, nil, Match{}, ErrNotFound
+	pk.ambiguous = true
+	return nameCand{}, "", false
 }
 
 // placeEstablishment is the company's establishment in the place: the

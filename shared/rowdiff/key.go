@@ -9,8 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/prospectdata/svc/shared/accent"
 	"github.com/prospectdata/svc/shared/export"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Key prefixes: each kind of key lives in its own space, so a name can
@@ -143,7 +143,7 @@ func appendNorm(dst, s []byte) []byte {
 		}
 	}
 	if !ascii {
-		s = norm.NFD.Bytes(s)
+		s = accent.FoldBytes(s)
 	}
 	start, space := len(dst), false
 	emit := func(p []byte) {
@@ -170,8 +170,6 @@ func appendNorm(dst, s []byte) []byte {
 		r, size := utf8.DecodeRune(s[i:])
 		i += size
 		switch {
-		case unicode.Is(unicode.Mn, r):
-			// a mark left by NFD: dropped
 		case spelled[r] != "":
 			emit([]byte(spelled[r]))
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
@@ -184,7 +182,7 @@ func appendNorm(dst, s []byte) []byte {
 }
 
 // spelled are lower-case letters NFD does not split into a base letter and
-// a mark, and their upper-case forms.
+// a mark (accent.FoldBytes keeps them), and their upper-case forms.
 var spelled = map[rune]string{
 	'ß': "ss", 'œ': "oe", 'Œ': "oe", 'æ': "ae", 'Æ': "ae", 'ø': "o", 'Ø': "o",
 	'ł': "l", 'Ł': "l", 'đ': "d", 'Đ': "d", 'ð': "d", 'Ð': "d", 'þ': "th", 'Þ': "th", 'ı': "i",

@@ -78,13 +78,24 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 	if p.people == nil {
 		return own, nil
 	}
-	type node struct {
-		members []int
-		tooDeep bool // a base tile more than MergeLevels below
-		best    float64
-		merged  bool
-	}
-	nodes := map[maptile.Tile]*node{}
+	nodes := mergeNodes(tiles)
+	order := mergeOrder(nodes)
+	p.settleMerges(rate, order, nodes, index, own)
+	return own, chosenMerges(order, nodes)
+}
+
+// mergeNode is an ancestor of base tiles, a candidate for a merged search.
+type mergeNode struct {
+	members []int
+	tooDeep bool // a base tile more than MergeLevels below
+	best    float64
+	merged  bool
+}
+
+// mergeNodes are the ancestors of the base tiles up to MergeLevels above
+// them, each with the base tiles (indices in tiles) below it.
+func mergeNodes(tiles []maptile.Tile) map[maptile.Tile]*mergeNode {
+	nodes := map[maptile.Tile]*mergeNode{}
 	for i, t := range tiles {
 		a := t
 		for range MergeLevels {
@@ -94,7 +105,7 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 			a = a.Parent()
 			n := nodes[a]
 			if n == nil {
-				n = &node{}
+				n = &mergeNode{}
 				nodes[a] = n
 			}
 			n.members = append(n.members, i)
@@ -111,7 +122,12 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 			}
 		}
 	}
-	// Finest first, so that a node's quarters are settled before it.
+	return nodes
+}
+
+// mergeOrder lists the nodes finest first, so that a node's quarters are
+// settled before it.
+func mergeOrder(nodes map[maptile.Tile]*mergeNode) []maptile.Tile {
 	order := make([]maptile.Tile, 0, len(nodes))
 	for a := range nodes {
 		order = append(order, a)
@@ -122,6 +138,12 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 		}
 		return cmp.Compare(x.Quadkey(), y.Quadkey())
 	})
+	return order
+}
+
+// settleMerges sets each node's best expected searches, in order, and
+// marks it merged when its merged search beats its quarters' plans.
+func (p *Plan) settleMerges(rate float64, order []maptile.Tile, nodes map[maptile.Tile]*mergeNode, index map[maptile.Tile]int, own []float64) {
 	for _, a := range order {
 		n := nodes[a]
 		split := 0.0
@@ -145,8 +167,11 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 			n.best, n.merged = m, true
 		}
 	}
-	// The merges kept are the coarsest chosen: a chosen node's quarters
-	// are inside its search.
+}
+
+// chosenMerges are the merges kept, by leader: the coarsest chosen, as a
+// chosen node's quarters are inside its search.
+func chosenMerges(order []maptile.Tile, nodes map[maptile.Tile]*mergeNode) []Merge {
 	var out []Merge
 	for _, a := range order {
 		n := nodes[a]
@@ -165,7 +190,7 @@ func (p *Plan) mergePlan(rate float64) ([]float64, []Merge) {
 		}
 	}
 	slices.SortFunc(out, func(x, y Merge) int { return cmp.Compare(x.Leader(), y.Leader()) })
-	return own, out
+	return out
 }
 
 // Under returns the indexes (grid order) of the base tiles under tile a:

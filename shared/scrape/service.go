@@ -24,7 +24,7 @@ type Deps struct {
 	// Gazetteer loads the gazetteer; the service calls it once, on first
 	// use (or at Warm), and keeps the result.
 	Gazetteer func() (*gazetteer.Gazetteer, error)
-	Ledger    *pricing.Ledger
+	Ledger    *accounts.Ledger
 	Limits    *ratelimit.Limiter
 	Accounts  *accounts.Service
 	// CostThreshold is the worst-case EF above which a pipeline is

@@ -1,7 +1,8 @@
 // Package upstream holds what every client of an upstream HTTP API shares
-// (the map provider, PageSpeed, the company registers, Overpass): reading
-// a configured base address, the Retry-After header, which statuses are
-// worth a retry, and a wait that ends with its context.
+// (the map provider, PageSpeed, the company registers, Overpass, the phone
+// line lookup): reading a configured base address, the Retry-After header,
+// which statuses are worth a retry, a wait that ends with its context, and
+// the retry policy itself (Retry: attempts, backoff, asked waits).
 package upstream
 
 import (

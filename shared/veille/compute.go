@@ -43,6 +43,17 @@ type candidate struct {
 	failed bool
 }
 
+// runDiff is what a run's diff and churn check gather: the counts, the
+// capped samples, the signals, the removed places to look up and, after
+// the lookups, the places that rejoin the run's rows.
+type runDiff struct {
+	counts   rowdiff.Counts
+	samples  *rowdiff.Samples
+	signals  []rowdiff.Signal
+	cands    []*candidate
+	rejoined []rowdiff.Row
+}
+
 // compute diffs a run's replay with the previous run, checks the churn,
 // writes the run's rows and signals, and closes the run. The replay's
 // output is read once: the diff reads it through a tee that stores it as
@@ -68,16 +79,56 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 		}
 	}()
 
-	samples := rowdiff.NewSamples(rowdiff.DefaultSampleCap)
-	var signals []rowdiff.Signal
-	var cands []*candidate
 	head := &firstBytes{r: io.TeeReader(cur, rows), max: maxHeaderBytes}
+	rd, err := s.diffRun(ctx, r, d, prev, head)
+	if err != nil {
+		return err
+	}
+
+	// The lookups are billed before they are made; an account without the
+	// EF left keeps its removals unverified.
+	looked := s.lookup(ctx, r, rd.cands)
+	if err := rd.rejoin(); err != nil {
+		return err
+	}
+	hr, err := export.ReadCSV(bytes.NewReader(head.buf))
+	if err != nil {
+		return fmt.Errorf("header of job %s: %w", d.JobID, err)
+	}
+	written = true
+	if err := appendRows(rows, stored, hr.Header(), rd.rejoined); err != nil {
+		return fmt.Errorf("rows of veille %d run %d: %w", r.ID, d.ID, err)
+	}
+	rowdiff.SortSignals(rd.signals)
+	if err := s.writeSignals(ctx, r.ID, d.ID, rd.signals); err != nil {
+		return err
+	}
+
+	s.fillRun(r, d, rd, looked)
+	it, err := d.item()
+	if err != nil {
+		return err
+	}
+	r, done, err := s.closeRun(ctx, r, d, it)
+	if err != nil || !done {
+		return err
+	}
+	s.completed(ctx, r, d)
+	return nil
+}
+
+// diffRun diffs the previous run's rows with the replay's output: a
+// removed place with a place id becomes a lookup candidate while the
+// lookup cap allows, a modified row may give a signal, and every other
+// change goes to the samples.
+func (s *Service) diffRun(ctx context.Context, r *record, d *runDoc, prev, cur io.Reader) (*runDiff, error) {
+	rd := &runDiff{samples: rowdiff.NewSamples(rowdiff.DefaultSampleCap)}
 	unverified := 0
-	counts, err := rowdiff.Diff(ctx, prev, head, rowdiff.Options{TempDir: s.d.TempDir}, func(c rowdiff.Change) error {
+	counts, err := rowdiff.Diff(ctx, prev, cur, rowdiff.Options{TempDir: s.d.TempDir}, func(c rowdiff.Change) error {
 		switch c.Kind {
 		case rowdiff.KindRemoved:
-			if id := c.Before.Value("place_id"); id != "" && len(cands) < MaxLookups {
-				cands = append(cands, &candidate{change: c, id: id})
+			if id := c.Before.Value("place_id"); id != "" && len(rd.cands) < MaxLookups {
+				rd.cands = append(rd.cands, &candidate{change: c, id: id})
 				return nil
 			}
 			if c.Before.Value("place_id") != "" {
@@ -85,87 +136,86 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 			}
 		case rowdiff.KindModified:
 			if sg, ok := rowdiff.SignalOf(c.Before, c.After); ok {
-				signals = append(signals, sg)
+				rd.signals = append(rd.signals, sg)
 			}
 		}
-		return samples.Add(c)
+		return rd.samples.Add(c)
 	})
 	if err != nil {
-		return fmt.Errorf("diff of veille %d run %d: %w", r.ID, d.ID, err)
+		return nil, fmt.Errorf("diff of veille %d run %d: %w", r.ID, d.ID, err)
 	}
+	rd.counts = counts
 	if unverified > 0 {
 		s.d.Log.WarnContext(ctx, "veille: removed places past the lookup cap counted unverified",
 			"veille", r.ID, "run", d.ID, "unverified", unverified)
 	}
+	return rd, nil
+}
 
-	// The lookups are billed before they are made; an account without the
-	// EF left keeps its removals unverified.
-	looked := s.lookup(ctx, r, cands)
-	var rejoined []rowdiff.Row
-	for _, c := range cands {
+// rejoin settles the looked-up candidates: a place still open rejoins the
+// run (unchanged or modified by its fresh row), a failed lookup keeps the
+// place as it was, and the others stay removed.
+func (rd *runDiff) rejoin() error {
+	for _, c := range rd.cands {
 		switch {
 		case c.open:
-			counts.Removed--
-			counts.Total++
-			rejoined = append(rejoined, c.fresh)
+			rd.counts.Removed--
+			rd.counts.Total++
+			rd.rejoined = append(rd.rejoined, c.fresh)
 			ch := rowdiff.Change{Kind: rowdiff.KindUnchanged, Key: c.change.Key, Before: c.change.Before, After: c.fresh}
 			if changed := rowdiff.ChangedFields(c.change.Before, c.fresh); len(changed) > 0 {
 				ch.Kind, ch.ChangedFields = rowdiff.KindModified, changed
-				counts.Modified++
+				rd.counts.Modified++
 				if sg, ok := rowdiff.SignalOf(ch.Before, ch.After); ok {
-					signals = append(signals, sg)
+					rd.signals = append(rd.signals, sg)
 				}
-				if err := samples.Add(ch); err != nil {
+				if err := rd.samples.Add(ch); err != nil {
 					return err
 				}
 			} else {
-				counts.Unchanged++
+				rd.counts.Unchanged++
 			}
 		case c.failed:
 			// Not known to be gone: it stays, as it was.
-			counts.Removed--
-			counts.Total++
-			counts.Unchanged++
-			rejoined = append(rejoined, c.change.Before)
+			rd.counts.Removed--
+			rd.counts.Total++
+			rd.counts.Unchanged++
+			rd.rejoined = append(rd.rejoined, c.change.Before)
 		default:
-			if err := samples.Add(c.change); err != nil {
+			if err := rd.samples.Add(c.change); err != nil {
 				return err
 			}
 		}
 	}
-	hr, err := export.ReadCSV(bytes.NewReader(head.buf))
-	if err != nil {
-		return fmt.Errorf("header of job %s: %w", d.JobID, err)
-	}
-	written = true
-	if err := appendRows(rows, stored, hr.Header(), rejoined); err != nil {
-		return fmt.Errorf("rows of veille %d run %d: %w", r.ID, d.ID, err)
-	}
-	rowdiff.SortSignals(signals)
-	if err := s.writeSignals(ctx, r.ID, d.ID, signals); err != nil {
-		return err
-	}
+	return nil
+}
 
+// fillRun sets a computed run's state, counts and samples on its document.
+func (s *Service) fillRun(r *record, d *runDoc, rd *runDiff, looked int) {
 	prevJob := ""
 	if r.LastRunJobID != nil {
 		prevJob = *r.LastRunJobID
 	}
 	now := s.d.Now().UTC()
+	counts := rd.counts
 	d.State, d.ComputedAt = RunComputed, iso(now)
 	d.PrevJobID = &prevJob
 	d.TotalCount, d.PrevTotalCount = counts.Total, &counts.PrevTotal
 	d.NewCount, d.RemovedCount, d.ModifiedCount, d.UnchangedCount = &counts.New, &counts.Removed, &counts.Modified, &counts.Unchanged
-	set := samples.Result()
+	set := rd.samples.Result()
 	d.Samples = &set
-	d.Lookups, d.Rejoined, d.Signals = looked, len(rejoined), len(signals)
-	it, err := d.item()
-	if err != nil {
-		return err
-	}
+	d.Lookups, d.Rejoined, d.Signals = looked, len(rd.rejoined), len(rd.signals)
+}
+
+// closeRun writes the computed run (item it) and the veille's last run
+// together, retrying on a conflict; it returns the veille as written, and
+// done false when another tick computed the run first.
+func (s *Service) closeRun(ctx context.Context, r *record, d *runDoc, it store.Item) (*record, bool, error) {
 	for try := 0; ; try++ {
+		var err error
 		r, err = s.get(ctx, 0, r.ID, true)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		r.LastRunID, r.LastRunAt, r.LastRunJobID = d.ID, &d.ComputedAt, &d.JobID
 		r.RunCount++
@@ -176,17 +226,15 @@ func (s *Service) compute(ctx context.Context, r *record, d *runDoc) error {
 		err = s.put(ctx, r, store.PutOp(Table, it, store.Eq("state", RunPending)))
 		if errors.Is(err, errConflict) && try < 10 {
 			if cur, gerr := s.getRun(ctx, r.ID, d.ID); gerr == nil && cur.State != RunPending {
-				return nil // another tick finished it
+				return r, false, nil // another tick finished it
 			}
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		break
+		return r, true, nil
 	}
-	s.completed(ctx, r, d)
-	return nil
 }
 
 // lookup looks the candidates up through the provider, billing them

@@ -20,8 +20,6 @@ import (
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/pipelines"
-	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/store"
 )
@@ -31,16 +29,29 @@ type Deps struct {
 	DB        store.DB
 	Files     blob.Store
 	Jobs      *jobs.Service
-	Pipelines *pipelines.Service
+	Pipelines Pipelines
 	Accounts  *accounts.Service
 	Events    *events.Service
-	Ledger    *pricing.Ledger
+	Ledger    *accounts.Ledger
 	// Provider looks removed places up again (the churn check).
 	Provider provider.Provider
 	Now      func() time.Time
 	Log      *slog.Logger
 	// TempDir holds the diff's spill files ("" is the system's).
 	TempDir string
+}
+
+// Pipelines is what veilles need of pipelines (pipelines.Service): a
+// veille may watch one, and each of its runs replays it.
+type Pipelines interface {
+	// Outcome is where one of the user's pipelines stands: its status
+	// (running, done, failed, cancelled) and its output job so far (nil
+	// when none); errors are apperr's NotFound or Forbidden for a
+	// pipeline that is not there or not the user's.
+	Outcome(ctx context.Context, uid int64, id string) (status jobs.Status, output *jobs.Job, err error)
+	// ReplayID creates a new run of one of the user's pipelines, as a
+	// scheduled creation, and returns the new pipeline's id.
+	ReplayID(ctx context.Context, u *accounts.User, id string) (string, error)
 }
 
 // Service manages veilles and their runs.
@@ -111,56 +122,13 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	if err != nil {
 		return nil, err
 	}
-	hasJob := r.SourceJobID != nil && *r.SourceJobID != ""
-	hasPipe := r.SourcePipelineID != nil && *r.SourcePipelineID != ""
-	if hasJob == hasPipe {
-		return nil, invalid("Donnez exactement une source : source_job_id ou source_pipeline_id.",
-			"Give exactly one source: source_job_id or source_pipeline_id.")
+	src, hasJob, err := checkSource(r)
+	if err != nil {
+		return nil, err
 	}
-	src := r.SourceJobID
-	if hasPipe {
-		src = r.SourcePipelineID
-	}
-	if n := len(*src); n < minSourceID || n > maxSourceID {
-		return nil, invalid(fmt.Sprintf("L'identifiant de la source fait de %d à %d caractères.", minSourceID, maxSourceID),
-			fmt.Sprintf("The source id is %d to %d characters long.", minSourceID, maxSourceID))
-	}
-	notOwned := invalid("Source introuvable : elle doit être un de vos jobs ou pipelines.",
-		"Source not found: it must be one of your jobs or pipelines.")
-	notDone := invalid("La source n'est pas terminée : une veille part d'un résultat complet.",
-		"The source is not completed: a veille starts from a complete output.")
-	var baseJob *jobs.Job
-	if hasJob {
-		j, err := s.d.Jobs.Get(ctx, u.ID, *src)
-		if apperr.Is(err, apperr.NotFound) {
-			return nil, notOwned
-		}
-		if err != nil {
-			return nil, err
-		}
-		if j.JobType != jobs.TypeScrap {
-			return nil, invalid("Seul un scrape (ou un pipeline) se surveille.", "Only a scrape (or a pipeline) can be watched.")
-		}
-		if j.Status != jobs.Done || !j.DownloadAvailable {
-			return nil, notDone
-		}
-		baseJob = j
-	} else {
-		p, err := s.d.Pipelines.Get(ctx, u.ID, *src)
-		if apperr.Is(err, apperr.NotFound) || apperr.Is(err, apperr.Forbidden) {
-			return nil, notOwned
-		}
-		if err != nil {
-			return nil, err
-		}
-		if p.Status != pipelines.Done || p.OutputJob == nil || !p.OutputJob.DownloadAvailable {
-			return nil, notDone
-		}
-		j, err := s.d.Jobs.Get(ctx, u.ID, p.OutputJob.ID)
-		if err != nil {
-			return nil, err
-		}
-		baseJob = j
+	baseJob, err := s.sourceJob(ctx, u, src, hasJob)
+	if err != nil {
+		return nil, err
 	}
 	id, err := s.d.Accounts.NextID(ctx, "veille")
 	if err != nil {
@@ -197,6 +165,63 @@ func (s *Service) Create(ctx context.Context, u *accounts.User, r CreateRequest)
 	s.completed(ctx, rec, base)
 	v := rec.Veille
 	return &v, nil
+}
+
+// checkSource checks that a creation names exactly one source, of a valid
+// id length; it returns that id and whether it is a job's.
+func checkSource(r CreateRequest) (*string, bool, error) {
+	hasJob := r.SourceJobID != nil && *r.SourceJobID != ""
+	hasPipe := r.SourcePipelineID != nil && *r.SourcePipelineID != ""
+	if hasJob == hasPipe {
+		return nil, false, invalid("Donnez exactement une source : source_job_id ou source_pipeline_id.",
+			"Give exactly one source: source_job_id or source_pipeline_id.")
+	}
+	src := r.SourceJobID
+	if hasPipe {
+		src = r.SourcePipelineID
+	}
+	if n := len(*src); n < minSourceID || n > maxSourceID {
+		return nil, false, invalid(fmt.Sprintf("L'identifiant de la source fait de %d à %d caractères.", minSourceID, maxSourceID),
+			fmt.Sprintf("The source id is %d to %d characters long.", minSourceID, maxSourceID))
+	}
+	return src, hasJob, nil
+}
+
+// sourceJob is the completed job whose output is the baseline: the source
+// job itself, or the source pipeline's output job. A source that is not
+// the user's, not a scrape or not completed is refused.
+func (s *Service) sourceJob(ctx context.Context, u *accounts.User, src *string, hasJob bool) (*jobs.Job, error) {
+	notOwned := invalid("Source introuvable : elle doit être un de vos jobs ou pipelines.",
+		"Source not found: it must be one of your jobs or pipelines.")
+	notDone := invalid("La source n'est pas terminée : une veille part d'un résultat complet.",
+		"The source is not completed: a veille starts from a complete output.")
+	if hasJob {
+		j, err := s.d.Jobs.Get(ctx, u.ID, *src)
+		if apperr.Is(err, apperr.NotFound) {
+			return nil, notOwned
+		}
+		if err != nil {
+			return nil, err
+		}
+		if j.JobType != jobs.TypeScrap {
+			return nil, invalid("Seul un scrape (ou un pipeline) se surveille.", "Only a scrape (or a pipeline) can be watched.")
+		}
+		if j.Status != jobs.Done || !j.DownloadAvailable {
+			return nil, notDone
+		}
+		return j, nil
+	}
+	status, out, err := s.d.Pipelines.Outcome(ctx, u.ID, *src)
+	if apperr.Is(err, apperr.NotFound) || apperr.Is(err, apperr.Forbidden) {
+		return nil, notOwned
+	}
+	if err != nil {
+		return nil, err
+	}
+	if status != jobs.Done || out == nil || !out.DownloadAvailable {
+		return nil, notDone
+	}
+	return out, nil
 }
 
 // schedule sets the next run frequency_days after t.

@@ -11,7 +11,6 @@ import (
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -141,11 +140,11 @@ func (s *Service) replay(ctx context.Context, r *record, d *runDoc) error {
 		return errors.New("the account is deactivated")
 	}
 	if r.SourcePipelineID != nil {
-		created, err := s.d.Pipelines.Replay(ctx, u, *r.SourcePipelineID)
+		id, err := s.d.Pipelines.ReplayID(ctx, u, *r.SourcePipelineID)
 		if err != nil {
 			return err
 		}
-		d.PipelineID = created.ID
+		d.PipelineID = id
 	} else {
 		// The source's settings; the last run's job has them too when
 		// the source was deleted.
@@ -200,7 +199,7 @@ func (s *Service) settle(ctx context.Context, d *runDoc, now time.Time) (string,
 		return "", nil
 	}
 	if d.PipelineID != "" && d.JobID == "" {
-		p, err := s.d.Pipelines.Get(ctx, r.UserID, d.PipelineID)
+		status, out, err := s.d.Pipelines.Outcome(ctx, r.UserID, d.PipelineID)
 		if apperr.Is(err, apperr.NotFound) {
 			return RunFailed, s.fail(ctx, d, errors.New("the replayed pipeline was deleted"))
 		}
@@ -208,12 +207,12 @@ func (s *Service) settle(ctx context.Context, d *runDoc, now time.Time) (string,
 			return "", err
 		}
 		switch {
-		case p.Status == pipelines.Running:
+		case status == jobs.Running:
 			return "", nil
-		case p.Status != pipelines.Done || p.OutputJob == nil:
-			return RunFailed, s.fail(ctx, d, fmt.Errorf("the replayed pipeline ended %s", p.Status))
+		case status != jobs.Done || out == nil:
+			return RunFailed, s.fail(ctx, d, fmt.Errorf("the replayed pipeline ended %s", status))
 		}
-		d.JobID = p.OutputJob.ID
+		d.JobID = out.ID
 	}
 	j, err := s.d.Jobs.Get(ctx, r.UserID, d.JobID)
 	if apperr.Is(err, apperr.NotFound) {

@@ -6,10 +6,8 @@ import (
 	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/prospectdata/svc/shared/accent"
 	"github.com/prospectdata/svc/shared/crawl"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
 )
 
 // siteNames are the names the site gives itself, folded (lower case, no
@@ -81,18 +79,10 @@ func altNamesSite(alt string, names []string, partial bool) bool {
 	return false
 }
 
-// foldChain strips accents after canonical decomposition.
-var foldChain = []transform.Transformer{norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC}
-
 // fold lowers, strips accents and collapses spaces and punctuation, so
 // "Boulangerie  Lefèvre" and "boulangerie lefevre" compare equal.
 func fold(s string) string {
-	t := transform.Chain(foldChain...)
-	out, _, err := transform.String(t, s)
-	if err != nil {
-		out = s
-	}
-	out = strings.ToLower(out)
+	out := strings.ToLower(accent.Fold(s))
 	return strings.Join(strings.FieldsFunc(out, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '&'
 	}), " ")

@@ -2,14 +2,11 @@ package deadsite
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/prospectdata/svc/shared/accent"
 	"github.com/prospectdata/svc/shared/crawl"
 	"golang.org/x/net/html"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
 )
 
 // signals is what the classifier reads of a page, folded (lower case, no
@@ -107,18 +104,13 @@ func read(p *crawl.Page) signals {
 	return s
 }
 
-// foldChain strips accents after canonical decomposition.
-var foldChain = []transform.Transformer{norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC}
-
 // apostrophes and spaces that pages write in many ways.
 var normaliser = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u00a0", " ", "\u202f", " ", "\u2026", "...")
 
+// fold is a text's comparison form: lower case, accents folded, quotes
+// and spaces made plain, white space collapsed.
 func fold(s string) string {
-	out, _, err := transform.String(transform.Chain(foldChain...), s)
-	if err != nil {
-		out = s
-	}
-	return strings.Join(strings.Fields(strings.ToLower(normaliser.Replace(out))), " ")
+	return strings.Join(strings.Fields(strings.ToLower(normaliser.Replace(accent.Fold(s)))), " ")
 }
 
 // empty: nothing a visitor would see and nothing that could draw it.

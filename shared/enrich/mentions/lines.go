@@ -3,6 +3,7 @@ package mentions
 import (
 	"strings"
 
+	"github.com/prospectdata/svc/shared/enrich/pagetext"
 	"golang.org/x/net/html"
 )
 
@@ -14,107 +15,68 @@ type line struct {
 	heading bool
 }
 
-var blockTags = map[string]bool{
-	"p": true, "div": true, "li": true, "ul": true, "ol": true, "td": true,
-	"th": true, "tr": true, "table": true, "dt": true, "dd": true, "dl": true,
-	"section": true, "article": true, "header": true, "footer": true,
-	"nav": true, "aside": true, "main": true, "address": true, "form": true,
-	"blockquote": true, "pre": true, "br": true, "hr": true, "body": true,
-	"figure": true, "figcaption": true, "button": true, "tbody": true,
-	"thead": true,
-}
-
-var skipTags = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true,
-	"svg": true, "iframe": true, "head": true, "select": true, "textarea": true,
-	"button": true,
-}
-
-var headingTags = map[string]bool{"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true}
-
 // docLines returns the visible text of a document as lines, in order.
 func docLines(root *html.Node) []line {
-	w := &walker{}
-	w.walk(root)
-	w.flush()
-	return w.out
+	return readLines(root)
 }
 
-type walker struct {
-	out []line
-	cur strings.Builder
-}
-
-func (w *walker) flush() {
-	t := clean(w.cur.String())
-	w.cur.Reset()
-	if t != "" {
-		w.out = append(w.out, line{text: t})
+// readLines reads nodes as one text; the walker's hooks pair labels with
+// their values.
+func readLines(nodes ...*html.Node) []line {
+	var out []line
+	w := &pagetext.Walker{Headings: true, Skip: skip}
+	w.Line = func(l pagetext.Line) {
+		out = append(out, line{text: l.Text, heading: l.Heading})
 	}
-}
-
-func (w *walker) walk(n *html.Node) {
-	switch n.Type {
-	case html.TextNode:
-		w.cur.WriteString(n.Data)
-		return
-	case html.ElementNode:
-		if skipTags[n.Data] || hidden(n) {
-			return
-		}
+	w.Enter = func(n *html.Node) bool {
 		switch {
-		case headingTags[n.Data]:
-			w.flush()
-			if t := textOf(n); t != "" {
-				w.out = append(w.out, line{text: t, heading: true})
-			}
-			return
 		case n.Data == "dt":
 			// A term and its definition read as "term : definition".
-			w.flush()
+			w.Flush()
 			if dd := nextElement(n); dd != nil && dd.Data == "dd" {
-				w.pair(textOf(n), dd)
-				return
+				out = append(out, pair(w.TextOf(n), dd)...)
+				return false
 			}
 		case n.Data == "dd" && prevElement(n) != nil && prevElement(n).Data == "dt":
-			return // read with its term
+			return false // read with its term
 		case n.Data == "tr":
-			w.flush()
+			w.Flush()
 			if cells := elementChildren(n); len(cells) == 2 && isCell(cells[0]) && isCell(cells[1]) {
-				w.pair(textOf(cells[0]), cells[1])
-				return
+				out = append(out, pair(w.TextOf(cells[0]), cells[1])...)
+				return false
 			}
 		}
-		if blockTags[n.Data] {
-			w.flush()
-		}
+		return true
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.walk(c)
+	for _, n := range nodes {
+		w.Walk(n)
 	}
-	if n.Type == html.ElementNode && blockTags[n.Data] {
-		w.flush()
-	}
+	w.Flush()
+	return out
 }
 
-// pair writes "label : value", the value's own lines kept apart so an
+// pair returns "label : value", the value's own lines kept apart so an
 // address written on three lines stays three lines after its label.
-func (w *walker) pair(label string, value *html.Node) {
-	sub := &walker{}
+func pair(label string, value *html.Node) []line {
+	var children []*html.Node
 	for c := value.FirstChild; c != nil; c = c.NextSibling {
-		sub.walk(c)
+		children = append(children, c)
 	}
-	sub.flush()
+	sub := readLines(children...)
 	label = strings.TrimRight(label, ": ")
-	if len(sub.out) == 0 {
-		w.out = append(w.out, line{text: label + " :"})
-		return
+	if len(sub) == 0 {
+		return []line{{text: label + " :"}}
 	}
-	w.out = append(w.out, line{text: label + " : " + sub.out[0].text})
-	w.out = append(w.out, sub.out[1:]...)
+	sub[0] = line{text: label + " : " + sub[0].text}
+	return sub
 }
 
-func hidden(n *html.Node) bool {
+// skip leaves out, besides what no browser shows, hidden elements and
+// buttons, whose labels ("Accepter", "Envoyer") are no part of a notice.
+func skip(n *html.Node) bool {
+	if n.Data == "button" {
+		return true
+	}
 	for _, a := range n.Attr {
 		if a.Key == "hidden" || a.Key == "aria-hidden" && a.Val == "true" {
 			return true
@@ -151,39 +113,4 @@ func prevElement(n *html.Node) *html.Node {
 		}
 	}
 	return nil
-}
-
-// textOf is an element's visible text on one line.
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-			return
-		}
-		if n.Type == html.ElementNode && (skipTags[n.Data] || hidden(n)) {
-			return
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			rec(c)
-			if c.Type == html.ElementNode && (c.Data == "br" || blockTags[c.Data]) {
-				b.WriteByte(' ')
-			}
-		}
-	}
-	rec(n)
-	return clean(b.String())
-}
-
-// clean folds no-break and thin spaces and collapses white space.
-func clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch r {
-		case '\u00a0', '\u202f', '\u2007', '\u2009', '\t', '\n', '\r':
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/enrich/pagetext"
 	"golang.org/x/net/html"
 )
 
@@ -14,82 +15,48 @@ type sighting struct {
 	fax bool // labelled as a fax line only
 }
 
-// skipped are elements whose content is never shown as text. Scripts are
-// read only for JSON-LD; a number inside any other script is not shown.
-var skipped = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true,
-	"svg": true, "iframe": true, "object": true, "title": true,
-	"textarea": true, "select": true, "option": true,
-}
-
-// blocks are elements that start a new line of text: a label and a
-// number in two blocks ("<dt>Fax</dt><dd>04 ...</dd>") are read as a label
-// line followed by a number line.
-var blocks = map[string]bool{
-	"p": true, "div": true, "section": true, "article": true, "header": true,
-	"footer": true, "nav": true, "aside": true, "main": true, "ul": true,
-	"ol": true, "li": true, "dl": true, "dt": true, "dd": true, "table": true,
-	"tr": true, "td": true, "th": true, "h1": true, "h2": true, "h3": true,
-	"h4": true, "h5": true, "h6": true, "address": true, "form": true,
-	"fieldset": true, "blockquote": true, "figure": true, "figcaption": true,
-	"br": true, "hr": true, "body": true, "button": true, "label": true,
-}
-
-// sightings walks one page in document order.
+// sightings walks one page in document order. A label and a number in two
+// blocks ("<dt>Fax</dt><dd>04 ...</dd>") are read as a label line followed
+// by a number line.
 func sightings(p *crawl.Page, region string) []sighting {
-	w := walker{region: region}
-	for _, n := range p.Doc().Nodes {
-		w.walk(n)
+	w := &walker{region: region}
+	t := &pagetext.Walker{
+		KeepSpacing: true,
+		Skip:        hidden,
+		Skipped:     w.script,
+		Line: func(l pagetext.Line) {
+			w.scan(l.Text)
+			w.prev = l.Text
+		},
 	}
-	w.flush()
+	t.Enter = func(n *html.Node) bool {
+		w.structured(n)
+		if iconFax(n) {
+			// A fax icon is the label of the number beside it.
+			t.Write(" Fax ")
+		}
+		return true
+	}
+	for _, n := range p.Doc().Nodes {
+		t.Walk(n)
+	}
+	t.Flush()
 	return w.out
 }
 
-// walker collects sightings from structured markup as it meets them and
-// from the visible text line by line.
+// walker collects sightings from structured markup as the walk meets it
+// and from the visible text line by line.
 type walker struct {
 	region string
-	line   strings.Builder
-	prev   string // the previous non-empty line, for a label on its own line
+	prev   string // the previous line, for a label on its own line
 	out    []sighting
 }
 
-func (w *walker) walk(n *html.Node) {
-	switch n.Type {
-	case html.TextNode:
-		w.line.WriteString(n.Data)
-		return
-	case html.ElementNode:
-	default:
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			w.walk(c)
-		}
-		return
-	}
-	tag := n.Data
-	if tag == "script" {
-		if strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json") && n.FirstChild != nil {
-			w.jsonLD(n.FirstChild.Data)
-		}
-		return
-	}
-	if skipped[tag] || hidden(n) {
-		return
-	}
-	w.structured(n)
-	if iconFax(n) {
-		// A fax icon is the label of the number beside it.
-		w.line.WriteString(" Fax ")
-	}
-	block := blocks[tag]
-	if block {
-		w.flush()
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.walk(c)
-	}
-	if block {
-		w.flush()
+// script reads the JSON-LD of a script the text walk leaves out; a number
+// inside any other script is not shown.
+func (w *walker) script(n *html.Node) {
+	if n.Data == "script" && strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json") && n.FirstChild != nil {
+		w.jsonLD(n.FirstChild.Data)
 	}
 }
 
@@ -137,17 +104,6 @@ func (w *walker) add(raw string, declared, fax bool) {
 	}
 }
 
-// flush scans the current line of visible text.
-func (w *walker) flush() {
-	line := w.line.String()
-	w.line.Reset()
-	if strings.TrimSpace(line) == "" {
-		return
-	}
-	w.scan(line)
-	w.prev = line
-}
-
 func attr(n *html.Node, key string) string {
 	v, _ := attrOK(n, key)
 	return v
@@ -171,7 +127,7 @@ func text(n *html.Node) string {
 			b.WriteString(n.Data)
 			return
 		}
-		if n.Type == html.ElementNode && skipped[n.Data] {
+		if n.Type == html.ElementNode && pagetext.Unshown(n.Data) {
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -182,16 +138,10 @@ func text(n *html.Node) string {
 	return b.String()
 }
 
-// hidden reports an element the browser does not render.
+// hidden reports an element the browser does not render; an input shows
+// no text, and its value is not a number the business gives.
 func hidden(n *html.Node) bool {
-	if _, ok := attrOK(n, "hidden"); ok {
-		return true
-	}
-	if n.Data == "input" {
-		return true
-	}
-	style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", "")
-	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden")
+	return n.Data == "input" || pagetext.Hidden(n)
 }
 
 // iconFax reports an icon element (Font Awesome, theme icon fonts) that

@@ -7,26 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/enrich/pagetext"
 	"golang.org/x/net/html"
 )
-
-// skipped are elements whose text is not shown, or shown struck through.
-var skipped = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true,
-	"svg": true, "iframe": true, "head": true, "textarea": true,
-	"select": true, "del": true, "s": true, "strike": true,
-}
-
-// blocks start a new line of text.
-var blocks = map[string]bool{
-	"p": true, "div": true, "section": true, "article": true, "header": true,
-	"footer": true, "nav": true, "aside": true, "main": true, "ul": true,
-	"ol": true, "li": true, "dl": true, "dt": true, "dd": true, "table": true,
-	"tr": true, "td": true, "th": true, "h1": true, "h2": true, "h3": true,
-	"h4": true, "h5": true, "h6": true, "address": true, "form": true,
-	"blockquote": true, "figure": true, "figcaption": true, "br": true,
-	"hr": true, "body": true, "button": true, "label": true,
-}
 
 // pricingBlock is a class or id naming a block of prices.
 // It must start a class word: "explanation" holds "plan".
@@ -54,60 +37,62 @@ type line struct {
 // lines renders a page's visible text, one line per block.
 func lines(p *crawl.Page) []line {
 	var out []line
-	var b strings.Builder
 	heading := ""
-	tabular := 0         // depth of pricing blocks around the walk
+	var open []bool      // for each element around the walk, whether it is a pricing block
+	tabular := 0         // how many of them are
 	lineTabular := false // some text of the current line sat in one
-	flush := func() {
-		t := strings.Join(strings.Fields(b.String()), " ")
-		b.Reset()
-		if t != "" {
-			out = append(out, line{text: t, tabular: lineTabular, heading: heading})
-		}
-		lineTabular = false
-	}
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
+	w := &pagetext.Walker{
+		Skip: skip,
+		Enter: func(n *html.Node) bool {
+			tab := isTabular(n)
+			open = append(open, tab)
+			if tab {
+				tabular++
+			}
+			return true
+		},
+		Leave: func(n *html.Node) {
+			if open[len(open)-1] {
+				tabular--
+			}
+			open = open[:len(open)-1]
+			// A heading names the lines after it, not itself.
+			if pagetext.Heading(n.Data) && len(out) > 0 {
+				heading = out[len(out)-1].text
+			}
+		},
+		Text: func(n *html.Node) {
 			if tabular > 0 && strings.TrimSpace(n.Data) != "" {
 				lineTabular = true
 			}
-			return
-		}
-		isTab, block, isHeading := false, false, false
-		if n.Type == html.ElementNode {
-			if skipped[n.Data] || hidden(n) || oldPriceClass(attr(n, "class")) || screenReader(attr(n, "class")) {
-				return
-			}
-			isTab = n.Data == "table" || pricingBlock.MatchString(attr(n, "class")+" "+attr(n, "id"))
-			block = blocks[n.Data]
-			isHeading = len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
-		}
-		if block {
-			flush()
-		}
-		if isTab {
-			tabular++
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-		if block {
-			flush()
-		}
-		if isTab {
-			tabular--
-		}
-		if isHeading && len(out) > 0 {
-			heading = out[len(out)-1].text
-		}
+		},
+		Line: func(l pagetext.Line) {
+			out = append(out, line{text: l.Text, tabular: lineTabular, heading: heading})
+			lineTabular = false
+		},
 	}
 	for _, n := range p.Doc().Nodes {
-		walk(n)
+		w.Walk(n)
 	}
-	flush()
+	w.Flush()
 	return out
+}
+
+// skip leaves out, besides what no browser shows, hidden text and prices
+// that are not the price asked: struck through, an old price, a
+// screen-reader reading of the price drawn beside it.
+func skip(n *html.Node) bool {
+	switch n.Data {
+	case "del", "s", "strike":
+		return true
+	}
+	class := attr(n, "class")
+	return pagetext.Hidden(n) || oldPriceClass(class) || screenReader(class)
+}
+
+// isTabular reports a table or a block whose class or id names prices.
+func isTabular(n *html.Node) bool {
+	return n.Data == "table" || pricingBlock.MatchString(attr(n, "class")+" "+attr(n, "id"))
 }
 
 // textPrices reads the prices of a page's visible text.
@@ -258,15 +243,4 @@ func screenReader(class string) bool {
 		}
 	}
 	return false
-}
-
-// hidden reports an element the browser does not render.
-func hidden(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Key == "hidden" {
-			return true
-		}
-	}
-	style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", "")
-	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden")
 }

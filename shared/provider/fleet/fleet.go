@@ -193,32 +193,18 @@ func (p *Permit) Context() context.Context { return p.ctx }
 
 // Done ends the request with its outcome: an error wrapping
 // provider.ErrRateLimited pauses and slows the fleet (honouring a
-// Retry-After the error carries, see RetryAfter), then the in-flight slot
-// is given back. Calls after the first do nothing.
+// Retry-After the error carries, see upstream.RetryAfterCarrier), then
+// the in-flight slot is given back. Calls after the first do nothing.
 func (p *Permit) Done(err error) {
 	p.once.Do(func() {
 		p.cancel()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), releaseTimeout)
 		defer cancel()
 		if errors.Is(err, provider.ErrRateLimited) {
-			p.l.slowDown(ctx, retryAfter(err))
+			p.l.slowDown(ctx, upstream.RetryAfterOf(err))
 		}
 		p.l.free(ctx, p.slot, p.owner)
 	})
-}
-
-// RetryAfter is how an error tells the wait its provider asked for
-// (Retry-After): the Google adapter's *APIError implements it.
-type RetryAfter interface {
-	RetryAfter() time.Duration
-}
-
-func retryAfter(err error) time.Duration {
-	var ra RetryAfter
-	if errors.As(err, &ra) {
-		return ra.RetryAfter()
-	}
-	return 0
 }
 
 // Admit is Acquire in the shape of the Google client's gate: the context
@@ -521,12 +507,9 @@ func (l *Limiter) storeErr(ctx context.Context, err error) error {
 	return fmt.Errorf("provider fleet limit: %w: %w", provider.ErrTransient, err)
 }
 
-// backoff is the wait before poll n+1 of a busy in-flight budget:
-// pollBase·2^n up to pollMax, drawn in [d/2, d].
+// backoff is the wait before poll n+1 of a busy in-flight budget: the
+// upstream retry policy's backoff, pollBase·2^n up to pollMax, drawn in
+// [d/2, d].
 func backoff(n int) time.Duration {
-	d := pollMax
-	if n < 16 {
-		d = min(pollMax, pollBase<<n)
-	}
-	return d/2 + jitter(d/2)
+	return upstream.Retry{BackoffBase: pollBase, BackoffMax: pollMax, Jitter: upstream.EqualJitter()}.Delay(n + 1)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // TestErrorClasses: each answer's class for the engine and the fleet
@@ -61,7 +62,7 @@ func TestErrorClasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, tt.rep)
-			c := newClient(t, f, google.Options{MaxRetries: 2, Sleep: (&sleeper{}).sleep})
+			c := newClient(t, f, google.Options{MaxAttempts: 3, Sleep: (&sleeper{}).sleep})
 			_, err := c.Search(context.Background(), lyonRequest())
 			if err == nil {
 				t.Fatal("no error")
@@ -130,8 +131,7 @@ func TestGateAdmitsEveryAttempt(t *testing.T) {
 	if errors.Is(g.dones[0], provider.ErrRateLimited) || !errors.Is(g.dones[1], provider.ErrRateLimited) || g.dones[2] != nil {
 		t.Errorf("outcomes %v", g.dones)
 	}
-	var ra fleet.RetryAfter
-	if !errors.As(g.dones[1], &ra) || ra.RetryAfter() != 2*time.Second {
+	if ra := upstream.RetryAfterOf(g.dones[1]); ra != 2*time.Second {
 		t.Errorf("the 429's outcome does not carry its Retry-After: %v", g.dones[1])
 	}
 

@@ -30,8 +30,9 @@
 //
 // Failures: 429 (a per-minute quota), 408 and 5xx answers and network
 // timeouts are retried with exponential backoff and jitter (Retry-After
-// honoured), up to MaxRetries times, within the context; then the error
-// wraps provider.ErrTransient, and provider.ErrRateLimited for a 429.
+// honoured; the policy is upstream.Retry), up to MaxAttempts requests in
+// all, within the context; then the error wraps provider.ErrTransient,
+// and provider.ErrRateLimited for a 429.
 // Answers no retry mends fail at once and wrap provider.ErrRefused: 401,
 // 403 (PERMISSION_DENIED: the API disabled, the key restricted, billing
 // off), 400 API_KEY_INVALID, a 429 of a daily quota. Other answers (400
@@ -87,7 +88,7 @@ const ReviewsFieldMask = "reviews"
 
 // Defaults of Options.
 const (
-	DefaultMaxRetries  = 4
+	DefaultMaxAttempts = 5
 	DefaultBackoffBase = 500 * time.Millisecond
 	DefaultBackoffMax  = 30 * time.Second
 	DefaultTimeout     = 30 * time.Second
@@ -106,9 +107,9 @@ type Options struct {
 	// DefaultTimeout per request. The Client uses a copy that refuses
 	// redirects, so that the key header never follows one.
 	HTTPClient *http.Client
-	// MaxRetries is the number of retries after the first attempt:
-	// DefaultMaxRetries when 0, none when negative.
-	MaxRetries int
+	// MaxAttempts bounds the requests of one call, the first included:
+	// DefaultMaxAttempts when 0 or less, 1 for no retry.
+	MaxAttempts int
 	// BackoffBase is the first retry's delay, doubled at each retry up to
 	// BackoffMax, with jitter (each delay is drawn in [d/2, d]). A
 	// Retry-After longer than BackoffMax ends the retries at once.
@@ -143,13 +144,11 @@ type Gate interface {
 
 // Client is the Places API (New) provider. It is safe for concurrent use.
 type Client struct {
-	key        string
-	baseURL    string
-	hc         *http.Client
-	maxRetries int
-	base, max  time.Duration
-	sleep      func(context.Context, time.Duration) error
-	now        func() time.Time
+	key     string
+	baseURL string
+	hc      *http.Client
+	retry   upstream.Retry
+	now     func() time.Time
 	// language and region are Place's languageCode and regionCode.
 	language, region string
 	gate             Gate
@@ -172,16 +171,12 @@ func New(key string, opt Options) (*Client, error) {
 		return nil, fmt.Errorf("google places: PlaceCountry: %w", err)
 	}
 	c := &Client{
-		key:        key,
-		baseURL:    base,
-		maxRetries: opt.MaxRetries,
-		base:       opt.BackoffBase,
-		max:        opt.BackoffMax,
-		sleep:      opt.Sleep,
-		now:        opt.Now,
-		language:   strings.TrimSpace(opt.PlaceLanguage),
-		region:     region,
-		gate:       opt.Gate,
+		key:      key,
+		baseURL:  base,
+		now:      opt.Now,
+		language: strings.TrimSpace(opt.PlaceLanguage),
+		region:   region,
+		gate:     opt.Gate,
 	}
 	if opt.HTTPClient != nil {
 		hc := *opt.HTTPClient
@@ -190,26 +185,25 @@ func New(key string, opt Options) (*Client, error) {
 		c.hc = &http.Client{Timeout: DefaultTimeout}
 	}
 	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = DefaultMaxRetries
-	case c.maxRetries < 0:
-		c.maxRetries = 0
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = DefaultMaxAttempts
 	}
-	if c.base <= 0 {
-		c.base = DefaultBackoffBase
+	if opt.BackoffBase <= 0 {
+		opt.BackoffBase = DefaultBackoffBase
 	}
-	if c.max <= 0 {
-		c.max = DefaultBackoffMax
-	}
-	if c.max < c.base {
-		c.max = c.base
-	}
-	if c.sleep == nil {
-		c.sleep = upstream.Sleep
+	if opt.BackoffMax <= 0 {
+		opt.BackoffMax = DefaultBackoffMax
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	c.retry = upstream.Retry{
+		MaxAttempts: opt.MaxAttempts,
+		BackoffBase: opt.BackoffBase,
+		BackoffMax:  max(opt.BackoffMax, opt.BackoffBase),
+		Jitter:      upstream.EqualJitter(),
+		Sleep:       opt.Sleep,
+		Now:         c.now,
 	}
 	return c, nil
 }

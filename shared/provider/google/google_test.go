@@ -468,16 +468,16 @@ func TestRetries(t *testing.T) {
 	type span struct{ lo, hi time.Duration }
 	ms := time.Millisecond
 	tests := []struct {
-		name       string
-		replies    []reply
-		maxRetries int
-		backoffMax time.Duration
-		wantErr    bool
-		transient  bool
-		wantStatus int    // of the *APIError
-		wantMsg    string // in the error
-		wantReqs   int
-		wantDelays []span
+		name        string
+		replies     []reply
+		maxAttempts int
+		backoffMax  time.Duration
+		wantErr     bool
+		transient   bool
+		wantStatus  int    // of the *APIError
+		wantMsg     string // in the error
+		wantReqs    int
+		wantDelays  []span
 	}{
 		{
 			name: "429 then 200 honours Retry-After",
@@ -522,17 +522,17 @@ func TestRetries(t *testing.T) {
 			name:    "429 every time, delays capped at BackoffMax",
 			replies: []reply{{status: 429, fixture: "error_429.json"}},
 			// 100ms, 200ms, 400ms, 800ms, then 1s (BackoffMax) twice.
-			maxRetries: 6, backoffMax: time.Second,
+			maxAttempts: 7, backoffMax: time.Second,
 			wantErr: true, transient: true, wantStatus: 429, wantMsg: "Quota exceeded",
 			wantReqs: 7,
 			wantDelays: []span{{50 * ms, 100 * ms}, {100 * ms, 200 * ms}, {200 * ms, 400 * ms},
 				{400 * ms, 800 * ms}, {500 * ms, time.Second}, {500 * ms, time.Second}},
 		},
 		{
-			name:       "no retries when MaxRetries is negative",
-			replies:    []reply{{status: 503, fixture: "error_503.json"}},
-			maxRetries: -1,
-			wantErr:    true, transient: true, wantStatus: 503,
+			name:        "no retries when MaxAttempts is 1",
+			replies:     []reply{{status: 503, fixture: "error_503.json"}},
+			maxAttempts: 1,
+			wantErr:     true, transient: true, wantStatus: 503,
 			wantReqs: 1,
 		},
 		{
@@ -565,16 +565,16 @@ func TestRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, tt.replies...)
 			s := &sleeper{}
-			maxRetries := tt.maxRetries
-			if maxRetries == 0 {
-				maxRetries = 3
+			maxAttempts := tt.maxAttempts
+			if maxAttempts == 0 {
+				maxAttempts = 4
 			}
 			backoffMax := tt.backoffMax
 			if backoffMax == 0 {
 				backoffMax = 5 * time.Second
 			}
 			c := newClient(t, f, google.Options{
-				MaxRetries: maxRetries, BackoffBase: 100 * ms, BackoffMax: backoffMax,
+				MaxAttempts: maxAttempts, BackoffBase: 100 * ms, BackoffMax: backoffMax,
 				Sleep: s.sleep, Now: func() time.Time { return now },
 			})
 			page, err := c.Search(context.Background(), lyonRequest())
@@ -673,8 +673,8 @@ func TestNetworkTimeoutIsRetried(t *testing.T) {
 	f := newFakeAPI(t, reply{hang: true}, reply{status: 200, fixture: "search_page1.json"})
 	s := &sleeper{}
 	c := newClient(t, f, google.Options{
-		HTTPClient: &http.Client{Timeout: 100 * time.Millisecond},
-		MaxRetries: 2, Sleep: s.sleep,
+		HTTPClient:  &http.Client{Timeout: 100 * time.Millisecond},
+		MaxAttempts: 3, Sleep: s.sleep,
 	})
 	page, err := c.Search(context.Background(), lyonRequest())
 	if err != nil || len(page.Places) != 20 {
@@ -689,8 +689,8 @@ func TestNetworkTimeoutEveryTime(t *testing.T) {
 	f := newFakeAPI(t, reply{hang: true})
 	s := &sleeper{}
 	c := newClient(t, f, google.Options{
-		HTTPClient: &http.Client{Timeout: 50 * time.Millisecond},
-		MaxRetries: 1, Sleep: s.sleep,
+		HTTPClient:  &http.Client{Timeout: 50 * time.Millisecond},
+		MaxAttempts: 2, Sleep: s.sleep,
 	})
 	_, err := c.Search(context.Background(), lyonRequest())
 	if !errors.Is(err, provider.ErrTransient) {
@@ -759,7 +759,7 @@ func TestReviews(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, tt.replies...)
 			s := &sleeper{}
-			c := newClient(t, f, google.Options{MaxRetries: 2, Sleep: s.sleep})
+			c := newClient(t, f, google.Options{MaxAttempts: 3, Sleep: s.sleep})
 			got, err := c.Reviews(context.Background(), tt.placeID, tt.max)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {

@@ -168,7 +168,7 @@ func TestPlace(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, tt.replies...)
 			s := &sleeper{}
-			c := newClient(t, f, google.Options{MaxRetries: 2, Sleep: s.sleep})
+			c := newClient(t, f, google.Options{MaxAttempts: 3, Sleep: s.sleep})
 			got, err := c.Place(context.Background(), tt.placeID)
 			switch {
 			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):

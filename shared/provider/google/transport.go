@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"github.com/prospectdata/svc/shared/upstream"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -145,45 +144,29 @@ func (e *netError) Unwrap() error { return e.err }
 
 var errTooLarge = fmt.Errorf("google places: response larger than %d bytes", maxBody)
 
-// call sends the request, retrying what is temporary, and decodes a 200
-// answer into out. With a gate, each attempt waits for its admission and
-// reports its outcome, so that retries count against the fleet's budget
-// and a 429 slows the fleet before this request's own backoff.
+// call sends the request, retrying what is temporary (c.retry), and
+// decodes a 200 answer into out. With a gate, each attempt waits for its
+// admission and reports its outcome, so that retries count against the
+// fleet's budget and a 429 slows the fleet before this request's own
+// backoff.
 func (c *Client) call(ctx context.Context, method, path, mask string, body []byte, out any) error {
-	for attempt := 0; ; attempt++ {
+	_, err := c.retry.Do(ctx, func(ctx context.Context, _ int) upstream.Outcome {
 		retryAfter, err := c.attempt(ctx, method, path, mask, body, out)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctxError(ctx, err)
-		}
-		if errors.Is(err, errNotAdmitted) {
-			return err
-		}
-		if !temporary(err) {
-			return err
-		}
-		if attempt >= c.maxRetries {
-			return fmt.Errorf("%w after %d attempts: %w", provider.ErrTransient, attempt+1, err)
-		}
-		wait := c.backoff(attempt)
-		if retryAfter > 0 {
-			if retryAfter > c.max {
-				return fmt.Errorf("%w: asked to retry after %v: %w", provider.ErrTransient, retryAfter, err)
-			}
-			wait = retryAfter
-		}
-		if dl, ok := ctx.Deadline(); ok && c.now().Add(wait).After(dl) {
-			return fmt.Errorf("%w: the next retry (in %v) would pass the deadline: %w", provider.ErrTransient, wait, err)
-		}
-		if serr := c.sleep(ctx, wait); serr != nil {
-			if ctx.Err() != nil {
-				return ctxError(ctx, err)
-			}
-			return fmt.Errorf("google places: waiting to retry: %w (last: %v)", serr, err)
-		}
+		// A request the gate did not let through is not retried: the
+		// gate's error says why.
+		return upstream.Outcome{Err: err, Temporary: temporary(err) && !errors.Is(err, errNotAdmitted), Wait: retryAfter}
+	})
+	var stop *upstream.StopError
+	if !errors.As(err, &stop) {
+		return err
 	}
+	switch {
+	case stop.Reason == upstream.Ended || stop.Reason == upstream.Interrupted && ctx.Err() != nil:
+		return ctxError(ctx, stop.Last)
+	case stop.Reason == upstream.Interrupted:
+		return fmt.Errorf("google places: waiting to retry: %w (last: %v)", stop.Cause, stop.Last)
+	}
+	return stop.Wrap(provider.ErrTransient)
 }
 
 // errNotAdmitted marks a request the gate did not let through: its error
@@ -222,19 +205,6 @@ func temporary(err error) bool {
 	}
 	var ne *netError
 	return errors.As(err, &ne) && ne.temporary
-}
-
-// backoff is the delay before retry attempt+1: base·2^attempt, at most max,
-// drawn in [d/2, d] (equal jitter: never a retry storm, never a null wait).
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.max
-	if attempt < 30 {
-		if e := c.base << attempt; e > 0 && e < c.max {
-			d = e
-		}
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
 }
 
 // once sends the request once. On an error answer it returns the answer's

@@ -20,8 +20,8 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geo"
-	"golang.org/x/text/unicode/norm"
 
+	"github.com/prospectdata/svc/shared/accent"
 	"github.com/prospectdata/svc/shared/gazetteer"
 )
 
@@ -1321,7 +1321,7 @@ func osmName(r *rng, name string, c *category, town string) string {
 	case u < 0.70:
 		return name
 	case u < 0.80:
-		return strings.ToUpper(osmStripMarks(name))
+		return strings.ToUpper(accent.Fold(name))
 	case u < 0.88 && len(c.legal) > 0:
 		return name + " " + pick(r, c.legal)
 	case u < 0.95:
@@ -1333,17 +1333,6 @@ func osmName(r *rng, name string, c *category, town string) string {
 	default:
 		return c.display + " " + town
 	}
-}
-
-// osmStripMarks removes accents, keeping case and punctuation.
-func osmStripMarks(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // osmSplitAddress reads "12 bis rue de la République, 69003 Lyon":

@@ -784,6 +784,14 @@ func (h *regAPI) result(x regHit, day int) regResult {
 	if etat == "A" {
 		res.NombreEtablissementsOuverts = 1
 	}
+	regDirector(&res, l, k, title)
+	regExtras(w, &res, x, l, k, day)
+	return res
+}
+
+// regDirector names a company's director, and its corporate name, unless
+// it is an individual enterprise (EI).
+func regDirector(res *regResult, l *legalInfo, k key, title string) {
 	if l.form != "EI" {
 		res.NomRaisonSociale = regPtr(l.company)
 		first, last, _ := strings.Cut(l.director, " ")
@@ -792,6 +800,12 @@ func (h *regAPI) result(x regHit, day int) regResult {
 			AnneeNaissance: strconv.Itoa(1955 + born.intn(45)), Qualite: title,
 			Nationalite: "Française", TypeDirigeant: "personne physique"})
 	}
+}
+
+// regExtras draws a company's finances (a third of the companies that are
+// not an EI publish two years of them) and its complements (labels drawn
+// by category), in that order from one stream.
+func regExtras(w *World, res *regResult, x regHit, l *legalInfo, k key, day int) {
 	r := k.str("registers").rng()
 	if l.form != "EI" && r.chance(1.0/3) {
 		ca := int64(math.Round(150_000 * math.Exp(1.2*r.normal()+math.Log(regScale(x.c.key)))))
@@ -813,7 +827,6 @@ func (h *regAPI) result(x regHit, day int) regResult {
 		"collectivite_territoriale":   nil,
 		"identifiant_association":     nil,
 	}
-	return res
 }
 
 // regScale is a category's turnover relative to a small shop's.

@@ -235,7 +235,7 @@ func TestRegistersTwinBodacc(t *testing.T) {
 func BenchmarkLegalDataTwin(b *testing.B) {
 	w := newWorld(b, sim.Options{})
 	c := twin(b, w)
-	m := registers.LegalDataModule(c, "sim")
+	m := enrich.LegalDataModule(c, "sim")
 	places := searchAll(b, w, provider.Request{Query: "boulangerie", Bound: centralLyon, Country: "FRA", Language: "fr"})
 	n, found := 0, 0
 	for b.Loop() {

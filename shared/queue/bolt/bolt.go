@@ -304,10 +304,31 @@ func (q *Queue) Receive(ctx context.Context, name string, limit int, wait, visib
 // moving to the dead-letter queue those past MaxReceives. next is when the
 // earliest hidden message becomes visible (zero when there is none).
 func (q *Queue) take(s *state, limit int, vis time.Duration) (ds []queue.Delivery, next time.Time, err error) {
+	ready, next, err := q.peek(s)
+	if err != nil || !ready {
+		return nil, next, err
+	}
+	moved := false
+	err = q.bdb.Update(func(tx *bbolt.Tx) error {
+		var err error
+		ds, next, moved, err = q.claim(tx, s, limit, vis)
+		return err
+	})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if moved {
+		s.dead.signal()
+	}
+	return ds, next, nil
+}
+
+// peek reports whether s has a visible message, else when the earliest
+// hidden one becomes visible (zero when there is none).
+func (q *Queue) peek(s *state) (ready bool, next time.Time, err error) {
 	// Look first in a read transaction: an empty or all-hidden queue, what
 	// every long poll finds while it waits, then costs no write transaction
 	// (and no fsync) and does not queue behind the writers.
-	ready := false
 	err = q.bdb.View(func(tx *bbolt.Tx) error {
 		k, _ := tx.Bucket(s.vBucket).Cursor().First()
 		switch {
@@ -319,70 +340,73 @@ func (q *Queue) take(s *state, limit int, vis time.Duration) (ds []queue.Deliver
 		}
 		return nil
 	})
-	if err != nil || !ready {
-		return nil, next, err
-	}
-	moved := false
-	err = q.bdb.Update(func(tx *bbolt.Tx) error {
-		mb, vb := tx.Bucket(s.mBucket), tx.Bucket(s.vBucket)
-		now := q.now()
-		nowKey := timeKey(now)
-		// One seek per message: the entry just handled leaves the head of
-		// the index (re-keyed into the future, or moved), and bbolt
-		// cursors do not survive writes to their bucket.
-		for len(ds) < limit {
-			k, _ := vb.Cursor().First()
-			if k == nil {
-				return nil
-			}
-			if bytes.Compare(k[:8], nowKey) > 0 {
-				next = keyTime(k)
-				return nil
-			}
-			id := string(k[8:])
-			r, err := getRecord(mb, id)
-			if err != nil {
-				return err
-			}
-			if err := vb.Delete(k); err != nil {
-				return fmt.Errorf("message %s: %w", id, err)
-			}
-			r.count++
-			if s.dead != nil && r.count > s.maxRecv {
-				if err := mb.Delete([]byte(id)); err != nil {
-					return fmt.Errorf("message %s: %w", id, err)
-				}
-				r.visibleAt = now
-				if err := r.put(tx.Bucket(s.dead.mBucket), tx.Bucket(s.dead.vBucket), id); err != nil {
-					return fmt.Errorf("move to %s: %w", s.dead.name, err)
-				}
-				moved = true
-				continue
-			}
-			r.visibleAt = now.Add(vis)
-			if err := r.put(mb, vb, id); err != nil {
-				return err
-			}
-			ds = append(ds, queue.Delivery{
-				ID:           id,
-				Body:         bytes.Clone(r.body), // r.body points into the mmap, valid only during the transaction
-				Receipt:      receipt(id, r.count),
-				ReceiveCount: r.count,
-				SentAt:       r.sentAt,
-			})
+	return ready, next, err
+}
+
+// claim is take's write transaction: it hides up to limit visible
+// messages for vis and returns them, and reports whether any went to the
+// dead-letter queue.
+func (q *Queue) claim(tx *bbolt.Tx, s *state, limit int, vis time.Duration) (ds []queue.Delivery, next time.Time, moved bool, err error) {
+	mb, vb := tx.Bucket(s.mBucket), tx.Bucket(s.vBucket)
+	now := q.now()
+	nowKey := timeKey(now)
+	// One seek per message: the entry just handled leaves the head of
+	// the index (re-keyed into the future, or moved), and bbolt
+	// cursors do not survive writes to their bucket.
+	for len(ds) < limit {
+		k, _ := vb.Cursor().First()
+		if k == nil {
+			return ds, next, moved, nil
 		}
-		if k, _ := vb.Cursor().First(); k != nil && bytes.Compare(k[:8], nowKey) > 0 {
+		if bytes.Compare(k[:8], nowKey) > 0 {
 			next = keyTime(k)
+			return ds, next, moved, nil
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, time.Time{}, err
+		id := string(k[8:])
+		r, err := getRecord(mb, id)
+		if err != nil {
+			return ds, next, moved, err
+		}
+		if err := vb.Delete(k); err != nil {
+			return ds, next, moved, fmt.Errorf("message %s: %w", id, err)
+		}
+		r.count++
+		if s.dead != nil && r.count > s.maxRecv {
+			if err := deadLetter(tx, s, mb, id, r, now); err != nil {
+				return ds, next, moved, err
+			}
+			moved = true
+			continue
+		}
+		r.visibleAt = now.Add(vis)
+		if err := r.put(mb, vb, id); err != nil {
+			return ds, next, moved, err
+		}
+		ds = append(ds, queue.Delivery{
+			ID:           id,
+			Body:         bytes.Clone(r.body), // r.body points into the mmap, valid only during the transaction
+			Receipt:      receipt(id, r.count),
+			ReceiveCount: r.count,
+			SentAt:       r.sentAt,
+		})
 	}
-	if moved {
-		s.dead.signal()
+	if k, _ := vb.Cursor().First(); k != nil && bytes.Compare(k[:8], nowKey) > 0 {
+		next = keyTime(k)
 	}
-	return ds, next, nil
+	return ds, next, moved, nil
+}
+
+// deadLetter moves message id, received once too often, from s to its
+// dead-letter queue, visible there at once.
+func deadLetter(tx *bbolt.Tx, s *state, mb *bbolt.Bucket, id string, r record, now time.Time) error {
+	if err := mb.Delete([]byte(id)); err != nil {
+		return fmt.Errorf("message %s: %w", id, err)
+	}
+	r.visibleAt = now
+	if err := r.put(tx.Bucket(s.dead.mBucket), tx.Bucket(s.dead.vBucket), id); err != nil {
+		return fmt.Errorf("move to %s: %w", s.dead.name, err)
+	}
+	return nil
 }
 
 // Delete removes the message of a current receipt.

@@ -369,94 +369,127 @@ func (db *DB) Transact(ctx context.Context, ops ...store.TxOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	type prepared struct {
-		t   *table
-		tk  []byte
-		rec record // TxPut
+	preps, err := db.prepareTx(ops)
+	if err != nil {
+		return err
 	}
-	preps := make([]prepared, len(ops))
+	err = db.bdb.Update(func(tx *bbolt.Tx) error {
+		olds, err := checkTx(tx, ops, preps)
+		if err != nil {
+			return err
+		}
+		return applyTx(tx, ops, preps, olds)
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: transact: %w", err)
+	}
+	return nil
+}
+
+// txPrep is one transaction operation resolved before the write
+// transaction: its table, its key in the table bucket and, for a TxPut,
+// the record to write.
+type txPrep struct {
+	t   *table
+	tk  []byte
+	rec record // TxPut
+}
+
+// prepareTx validates every operation outside the write transaction and
+// refuses two operations on the same item, as DynamoDB does.
+func (db *DB) prepareTx(ops []store.TxOp) ([]txPrep, error) {
+	preps := make([]txPrep, len(ops))
 	seen := make(map[string]int, len(ops))
 	for i, op := range ops {
 		t, ok := db.tables[op.Table]
 		if !ok {
-			return fmt.Errorf("bolt: transact: operation %d: %w: unknown table %q", i, store.ErrInvalid, op.Table)
+			return nil, fmt.Errorf("bolt: transact: operation %d: %w: unknown table %q", i, store.ErrInvalid, op.Table)
 		}
 		if err := store.ValidateCond(op.Cond); err != nil {
-			return fmt.Errorf("bolt: transact: operation %d on %s: %w", i, op.Table, err)
+			return nil, fmt.Errorf("bolt: transact: operation %d on %s: %w", i, op.Table, err)
 		}
-		p := prepared{t: t}
-		var k store.Key
-		var err error
-		switch op.Kind {
-		case store.TxPut:
-			k, p.rec, err = t.preparePut(op.Item)
-		case store.TxUpdate:
-			if err = store.CheckKey(t.s, op.Key); err == nil {
-				err = store.ValidateUpdate(t.s, op.Update)
-			}
-			k = op.Key
-		case store.TxDelete:
-			err = store.CheckKey(t.s, op.Key)
-			k = op.Key
-		case store.TxCheck:
-			err = store.CheckKey(t.s, op.Key)
-			if err == nil && op.Cond == nil {
-				err = fmt.Errorf("%w: check without a condition", store.ErrInvalid)
-			}
-			k = op.Key
-		default:
-			err = fmt.Errorf("%w: unknown operation kind %d", store.ErrInvalid, op.Kind)
-		}
+		k, rec, err := t.prepareTxOp(op)
 		if err != nil {
-			return fmt.Errorf("bolt: transact: operation %d on %s: %w", i, op.Table, err)
+			return nil, fmt.Errorf("bolt: transact: operation %d on %s: %w", i, op.Table, err)
 		}
-		p.tk = tableKey(k)
+		p := txPrep{t: t, tk: tableKey(k), rec: rec}
 		id := op.Table + "\x00" + string(p.tk)
 		if j, dup := seen[id]; dup {
-			return fmt.Errorf("bolt: transact: %w: operations %d and %d both target %s %q/%q", store.ErrInvalid, j, i, op.Table, k.PK, k.SK)
+			return nil, fmt.Errorf("bolt: transact: %w: operations %d and %d both target %s %q/%q", store.ErrInvalid, j, i, op.Table, k.PK, k.SK)
 		}
 		seen[id] = i
 		preps[i] = p
 	}
+	return preps, nil
+}
 
-	err := db.bdb.Update(func(tx *bbolt.Tx) error {
-		olds := make([]store.Item, len(ops))
-		for i, op := range ops {
-			p := preps[i]
-			// Every kind but a bare Put needs the old item to write, and a
-			// Put needs it for its condition and index upkeep.
-			old, err := p.t.load(tx, p.tk, true)
-			if err != nil {
+// prepareTxOp checks one operation against t's schema and returns the key
+// it targets and, for a TxPut, the record to write.
+func (t *table) prepareTxOp(op store.TxOp) (k store.Key, rec record, err error) {
+	switch op.Kind {
+	case store.TxPut:
+		k, rec, err = t.preparePut(op.Item)
+	case store.TxUpdate:
+		if err = store.CheckKey(t.s, op.Key); err == nil {
+			err = store.ValidateUpdate(t.s, op.Update)
+		}
+		k = op.Key
+	case store.TxDelete:
+		err = store.CheckKey(t.s, op.Key)
+		k = op.Key
+	case store.TxCheck:
+		err = store.CheckKey(t.s, op.Key)
+		if err == nil && op.Cond == nil {
+			err = fmt.Errorf("%w: check without a condition", store.ErrInvalid)
+		}
+		k = op.Key
+	default:
+		err = fmt.Errorf("%w: unknown operation kind %d", store.ErrInvalid, op.Kind)
+	}
+	return k, rec, err
+}
+
+// checkTx loads every operation's item and evaluates its condition, before
+// any write: the first failing one yields a *store.TxConditionError.
+func checkTx(tx *bbolt.Tx, ops []store.TxOp, preps []txPrep) ([]store.Item, error) {
+	olds := make([]store.Item, len(ops))
+	for i, op := range ops {
+		p := preps[i]
+		// Every kind but a bare Put needs the old item to write, and a
+		// Put needs it for its condition and index upkeep.
+		old, err := p.t.load(tx, p.tk, true)
+		if err != nil {
+			return nil, err
+		}
+		if !store.EvalCond(op.Cond, old) {
+			return nil, &store.TxConditionError{Index: i}
+		}
+		olds[i] = old
+	}
+	return olds, nil
+}
+
+// applyTx applies the writes of a transaction whose conditions all hold;
+// olds are the items as checkTx loaded them.
+func applyTx(tx *bbolt.Tx, ops []store.TxOp, preps []txPrep, olds []store.Item) error {
+	for i, op := range ops {
+		p, old := preps[i], olds[i]
+		switch op.Kind {
+		case store.TxPut:
+			if err := p.t.write(tx, p.tk, old, p.rec); err != nil {
 				return err
 			}
-			if !store.EvalCond(op.Cond, old) {
-				return &store.TxConditionError{Index: i}
+		case store.TxUpdate:
+			if _, err := p.t.applyUpdate(tx, p.tk, op.Key, old, op.Update); err != nil {
+				return fmt.Errorf("operation %d on %s: %w", i, op.Table, err)
 			}
-			olds[i] = old
-		}
-		for i, op := range ops {
-			p, old := preps[i], olds[i]
-			switch op.Kind {
-			case store.TxPut:
-				if err := p.t.write(tx, p.tk, old, p.rec); err != nil {
+		case store.TxDelete:
+			if old != nil {
+				if err := p.t.remove(tx, p.tk, old); err != nil {
 					return err
 				}
-			case store.TxUpdate:
-				if _, err := p.t.applyUpdate(tx, p.tk, op.Key, old, op.Update); err != nil {
-					return fmt.Errorf("operation %d on %s: %w", i, op.Table, err)
-				}
-			case store.TxDelete:
-				if old != nil {
-					if err := p.t.remove(tx, p.tk, old); err != nil {
-						return err
-					}
-				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("bolt: transact: %w", err)
 	}
 	return nil
 }

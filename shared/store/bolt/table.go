@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/prospectdata/svc/shared/store"
 	bbolt "go.etcd.io/bbolt"
@@ -435,8 +436,7 @@ func (t *table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 		limit = maxPageSize
 	}
 	bucket := t.tBucket
-	isIndex := q.Index != ""
-	if isIndex {
+	if q.Index != "" {
 		for _, ix := range t.ixs {
 			if ix.ix.Name == q.Index {
 				bucket = ix.bucket
@@ -445,78 +445,103 @@ func (t *table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 	part := append([]byte(q.PK), 0)
 	r := sortRange(part, q.SK)
-	var after []byte
-	if q.After != "" {
-		var err error
-		after, err = base64.RawURLEncoding.DecodeString(q.After)
-		if err != nil || !bytes.HasPrefix(after, part) {
-			return store.Page{}, t.errorf("query", fmt.Errorf("%w: cursor %q does not belong to this partition", store.ErrInvalid, q.After))
-		}
+	after, err := decodeCursor(part, q.After)
+	if err != nil {
+		return store.Page{}, t.errorf("query", err)
 	}
 	now := t.db.now()
 	var page store.Page
-	err := t.db.bdb.View(func(tx *bbolt.Tx) error {
-		c := tx.Bucket(bucket).Cursor()
-		tb := tx.Bucket(t.tBucket)
-		var k, v []byte
-		if !q.Desc {
-			start := r.lo
-			if after != nil && bytes.Compare(after, start) >= 0 {
-				start = after
-			}
-			k, v = c.Seek(start)
-			if after != nil && bytes.Equal(k, after) {
-				k, v = c.Next()
-			}
-		} else {
-			end := r.end()
-			if after != nil && (end == nil || bytes.Compare(after, end) < 0) {
-				end = after
-			}
-			if end == nil {
-				k, v = c.Last()
-			} else if k, _ = c.Seek(end); k == nil {
-				k, v = c.Last()
-			} else {
-				k, v = c.Prev()
-			}
-		}
-		step := c.Next
-		if q.Desc {
-			step = c.Prev
-		}
-		var last []byte
-		for ; r.contains(k); k, v = step() {
-			raw := v
-			if isIndex {
-				if raw = tb.Get(v); raw == nil {
-					return fmt.Errorf("index %s entry %q points to missing item %q", q.Index, k, v)
-				}
-			}
-			if len(page.Items) == limit && t.xBucket == nil {
-				// Without TTL every item in range is visible: no need to
-				// decode this one to know that more follow.
-				page.Next = base64.RawURLEncoding.EncodeToString(last)
-				return nil
-			}
-			it, err := store.DecodeItem(raw)
-			if err != nil {
-				return fmt.Errorf("read %q: %w", k, err)
-			}
-			if t.xBucket != nil && store.Expired(t.s, it, now) {
-				continue
-			}
-			if len(page.Items) == limit {
-				page.Next = base64.RawURLEncoding.EncodeToString(last)
-				return nil
-			}
-			page.Items = append(page.Items, it)
-			last = k
-		}
-		return nil
+	err = t.db.bdb.View(func(tx *bbolt.Tx) error {
+		var err error
+		page, err = t.readPage(tx, bucket, q, r, after, limit, now)
+		return err
 	})
 	if err != nil {
 		return store.Page{}, t.errorf("query", err)
 	}
 	return page, nil
+}
+
+// decodeCursor returns the key a query resumes after, nil without a
+// cursor; a cursor of another partition is refused.
+func decodeCursor(part []byte, cursor string) ([]byte, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	after, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || !bytes.HasPrefix(after, part) {
+		return nil, fmt.Errorf("%w: cursor %q does not belong to this partition", store.ErrInvalid, cursor)
+	}
+	return after, nil
+}
+
+// readPage reads up to limit items visible at now from the range r of
+// bucket, past the key after (nil for the first page), in q's order.
+func (t *table) readPage(tx *bbolt.Tx, bucket []byte, q store.Query, r keyRange, after []byte, limit int, now time.Time) (store.Page, error) {
+	var page store.Page
+	c := tx.Bucket(bucket).Cursor()
+	tb := tx.Bucket(t.tBucket)
+	k, v := seekFirst(c, r, after, q.Desc)
+	step := c.Next
+	if q.Desc {
+		step = c.Prev
+	}
+	var last []byte
+	for ; r.contains(k); k, v = step() {
+		raw := v
+		if q.Index != "" {
+			if raw = tb.Get(v); raw == nil {
+				return page, fmt.Errorf("index %s entry %q points to missing item %q", q.Index, k, v)
+			}
+		}
+		if len(page.Items) == limit && t.xBucket == nil {
+			// Without TTL every item in range is visible: no need to
+			// decode this one to know that more follow.
+			page.Next = base64.RawURLEncoding.EncodeToString(last)
+			return page, nil
+		}
+		it, err := store.DecodeItem(raw)
+		if err != nil {
+			return page, fmt.Errorf("read %q: %w", k, err)
+		}
+		if t.xBucket != nil && store.Expired(t.s, it, now) {
+			continue
+		}
+		if len(page.Items) == limit {
+			page.Next = base64.RawURLEncoding.EncodeToString(last)
+			return page, nil
+		}
+		page.Items = append(page.Items, it)
+		last = k
+	}
+	return page, nil
+}
+
+// seekFirst positions c on the first key a page reads: the start of r
+// (its end when desc), or the key past after when resuming. The key
+// returned may lie outside r: the caller stops there.
+func seekFirst(c *bbolt.Cursor, r keyRange, after []byte, desc bool) (k, v []byte) {
+	if !desc {
+		start := r.lo
+		if after != nil && bytes.Compare(after, start) >= 0 {
+			start = after
+		}
+		k, v = c.Seek(start)
+		if after != nil && bytes.Equal(k, after) {
+			k, v = c.Next()
+		}
+		return k, v
+	}
+	end := r.end()
+	if after != nil && (end == nil || bytes.Compare(after, end) < 0) {
+		end = after
+	}
+	if end == nil {
+		k, v = c.Last()
+	} else if k, _ = c.Seek(end); k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	return k, v
 }

@@ -339,28 +339,13 @@ func (t *table) update(e *expr, u store.Update) (string, error) {
 		limit, shadow := t.shadowed(a.Attr)
 		switch a.Kind {
 		case store.UpdSet:
-			n, err := store.Normalize(a.Value)
+			s, r, err := t.setAction(e, a, limit, shadow)
 			if err != nil {
 				return "", err
 			}
-			if s, ok := n.(string); ok && shadow && s != "" && !keyString(s, limit) {
-				// Without the item the driver cannot tell whether this
-				// value would land in an index (bolt refuses it only then):
-				// refuse a value no index key may hold.
-				return "", fmt.Errorf("%w: index key attribute %q cannot hold %q (NUL byte, invalid UTF-8 or over %d bytes)", store.ErrInvalid, a.Attr, s, limit)
-			}
-			av, err := marshalValue(n)
-			if err != nil {
-				return "", err
-			}
-			p := t.physName(a.Attr, n)
-			set = append(set, e.name(p)+" = "+e.value(av))
+			set = append(set, s)
 			if shadow {
-				other := shadowPrefix + a.Attr
-				if p != a.Attr {
-					other = a.Attr
-				}
-				remove = append(remove, e.name(other))
+				remove = append(remove, r)
 			}
 		case store.UpdSetIfAbsent:
 			if shadow {
@@ -396,6 +381,42 @@ func (t *table) update(e *expr, u store.Update) (string, error) {
 			return "", fmt.Errorf("%w: unknown update action kind %d on %q", store.ErrInvalid, a.Kind, a.Attr)
 		}
 	}
+	return joinClauses(set, remove, add), nil
+}
+
+// setAction translates a SET action. Its value goes under the physical
+// name of its kind; for a shadowed attribute, remove is the clause that
+// clears the other name ("" otherwise), so one name holds the value.
+func (t *table) setAction(e *expr, a store.UpdateAction, limit int, shadow bool) (set, remove string, err error) {
+	n, err := store.Normalize(a.Value)
+	if err != nil {
+		return "", "", err
+	}
+	if s, ok := n.(string); ok && shadow && s != "" && !keyString(s, limit) {
+		// Without the item the driver cannot tell whether this
+		// value would land in an index (bolt refuses it only then):
+		// refuse a value no index key may hold.
+		return "", "", fmt.Errorf("%w: index key attribute %q cannot hold %q (NUL byte, invalid UTF-8 or over %d bytes)", store.ErrInvalid, a.Attr, s, limit)
+	}
+	av, err := marshalValue(n)
+	if err != nil {
+		return "", "", err
+	}
+	p := t.physName(a.Attr, n)
+	set = e.name(p) + " = " + e.value(av)
+	if shadow {
+		other := shadowPrefix + a.Attr
+		if p != a.Attr {
+			other = a.Attr
+		}
+		remove = e.name(other)
+	}
+	return set, remove, nil
+}
+
+// joinClauses assembles the UpdateExpression from its clauses, leaving
+// out the empty ones.
+func joinClauses(set, remove, add []string) string {
 	var b strings.Builder
 	for _, part := range []struct {
 		verb  string
@@ -410,7 +431,7 @@ func (t *table) update(e *expr, u store.Update) (string, error) {
 		b.WriteString(part.verb)
 		b.WriteString(strings.Join(part.items, ", "))
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // keyCond translates the key condition of a query on (pkAttr, skAttr).

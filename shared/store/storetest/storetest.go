@@ -280,11 +280,43 @@ func condItem() store.Item {
 func testConditionOperators(t *testing.T, db store.DB) {
 	tb := db.Table(Items)
 	mustPut(t, tb, condItem())
-	tests := []struct {
-		name string
-		c    *store.Cond
-		want bool
-	}{
+	ctx := context.Background()
+	for _, tt := range conditionCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			// Putting the same item back changes nothing whatever happens,
+			// so the cases are independent.
+			err := tb.Put(ctx, condItem(), tt.c)
+			switch {
+			case tt.want && err != nil:
+				t.Fatalf("condition should hold: %v", err)
+			case !tt.want:
+				condFailed(t, "condition should fail", err)
+			}
+			// Every write kind evaluates conditions the same way.
+			_, err = tb.Update(ctx, key("c", "s"), nil, tt.c)
+			if tt.want != (err == nil) {
+				t.Fatalf("Update with the condition: %v, want ok=%v", err, tt.want)
+			}
+			err = db.Transact(ctx, store.CheckOp(Items, key("c", "s"), tt.c))
+			if tt.want != (err == nil) {
+				t.Fatalf("CheckOp with the condition: %v, want ok=%v", err, tt.want)
+			}
+		})
+	}
+	wantItem(t, tb, condItem())
+}
+
+// condCase is a condition and whether it holds on condItem.
+type condCase struct {
+	name string
+	c    *store.Cond
+	want bool
+}
+
+// conditionCases are testConditionOperators' cases, every operator on
+// every kind of value condItem holds.
+func conditionCases() []condCase {
+	return []condCase{
 		{"exists", store.Exists("n"), true},
 		{"exists null", store.Exists("nul"), true},
 		{"exists missing", store.Exists("zz"), false},
@@ -347,30 +379,6 @@ func testConditionOperators(t *testing.T, db store.DB) {
 		{"nested", store.Or(store.And(store.Gt("n", 1), store.Not(store.Eq("s", "m"))),
 			store.And(store.Lt("f", 3), store.Ne("zz", 1))), true},
 	}
-	ctx := context.Background()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			// Putting the same item back changes nothing whatever happens,
-			// so the cases are independent.
-			err := tb.Put(ctx, condItem(), tt.c)
-			switch {
-			case tt.want && err != nil:
-				t.Fatalf("condition should hold: %v", err)
-			case !tt.want:
-				condFailed(t, "condition should fail", err)
-			}
-			// Every write kind evaluates conditions the same way.
-			_, err = tb.Update(ctx, key("c", "s"), nil, tt.c)
-			if tt.want != (err == nil) {
-				t.Fatalf("Update with the condition: %v, want ok=%v", err, tt.want)
-			}
-			err = db.Transact(ctx, store.CheckOp(Items, key("c", "s"), tt.c))
-			if tt.want != (err == nil) {
-				t.Fatalf("CheckOp with the condition: %v, want ok=%v", err, tt.want)
-			}
-		})
-	}
-	wantItem(t, tb, condItem())
 }
 
 func testConditionsOnAbsentItem(t *testing.T, db store.DB) {

@@ -137,12 +137,35 @@ func (f *Function) InvokeWhenFree(ctx context.Context, payload []byte) (InvokeRe
 
 func (f *Function) run(ctx context.Context, payload []byte) (InvokeResult, error) {
 	defer func() { <-f.slots }()
+	env, err := f.admit(payload)
+	if err != nil {
+		return InvokeResult{}, err
+	}
+	defer func() {
+		f.mu.Lock()
+		f.stats.active--
+		f.mu.Unlock()
+	}()
+	if env == nil {
+		if env, err = f.coldStart(ctx); err != nil {
+			return InvokeResult{}, err
+		}
+	}
+	res, discard := f.call(ctx, env, payload)
+	f.settle(env, res, discard)
+	return res, nil
+}
+
+// admit refuses an event over the request cap, else counts the
+// invocation as running and hands it an idle environment, nil when none
+// is left (a cold start follows).
+func (f *Function) admit(payload []byte) (Environment, error) {
 	f.mu.Lock()
 	f.stats.MaxRequest = max(f.stats.MaxRequest, len(payload))
 	if len(payload) > f.cfg.MaxRequest {
 		f.stats.Refused++
 		f.mu.Unlock()
-		return InvokeResult{}, fmt.Errorf("%w: %s got %d bytes, cap %d", ErrRequestTooLarge, f.cfg.Name, len(payload), f.cfg.MaxRequest)
+		return nil, fmt.Errorf("%w: %s got %d bytes, cap %d", ErrRequestTooLarge, f.cfg.Name, len(payload), f.cfg.MaxRequest)
 	}
 	var env Environment
 	var dead []Environment
@@ -161,32 +184,37 @@ func (f *Function) run(ctx context.Context, payload []byte) (InvokeResult, error
 	for _, d := range dead {
 		d.Close()
 	}
-	defer func() {
-		f.mu.Lock()
-		f.stats.active--
-		f.mu.Unlock()
-	}()
-	if env == nil {
-		var err error
-		// Init has its own budget on Lambda (10 s), not the
-		// invocation's timeout.
-		if env, err = f.start(ctx, f.cfg); err != nil {
-			return InvokeResult{}, fmt.Errorf("lambdatest: init of %s: %w", f.cfg.Name, err)
-		}
-		f.mu.Lock()
-		f.stats.ColdStarts++
-		f.all[env] = true
-		f.mu.Unlock()
-	}
+	return env, nil
+}
 
+// coldStart starts a new environment and registers it.
+func (f *Function) coldStart(ctx context.Context) (Environment, error) {
+	// Init has its own budget on Lambda (10 s), not the
+	// invocation's timeout.
+	env, err := f.start(ctx, f.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("lambdatest: init of %s: %w", f.cfg.Name, err)
+	}
+	f.mu.Lock()
+	f.stats.ColdStarts++
+	f.all[env] = true
+	f.mu.Unlock()
+	return env, nil
+}
+
+// answer is what an environment's Invoke returned.
+type answer struct {
+	body []byte
+	ferr *FunctionError
+}
+
+// call runs one invocation in env, cut at the timeout, and reports its
+// result as the caller sees it and whether env must be discarded.
+func (f *Function) call(ctx context.Context, env Environment, payload []byte) (InvokeResult, bool) {
 	// The invocation does not inherit the caller's cancellation: Lambda
 	// runs it to its end or its deadline whatever the caller does.
 	began := time.Now()
 	ictx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(f.cfg.Timeout))
-	type answer struct {
-		body []byte
-		ferr *FunctionError
-	}
 	done := make(chan answer, 1)
 	f.late.Add(1)
 	go func() {
@@ -205,6 +233,13 @@ func (f *Function) run(ctx context.Context, payload []byte) (InvokeResult, error
 		timedOut = true
 	}
 	cancel()
+	return f.outcome(ans, timedOut, began)
+}
+
+// outcome turns an answer into the caller's result: a timeout or an
+// oversized response replaces it with Lambda's error, and an environment
+// that timed out or exited is not reused.
+func (f *Function) outcome(ans answer, timedOut bool, began time.Time) (InvokeResult, bool) {
 	res := InvokeResult{Payload: ans.body, Err: ans.ferr, Duration: min(time.Since(began), f.cfg.Timeout), Size: len(ans.body)}
 	if ans.ferr != nil && ans.ferr.size > 0 {
 		res.Size = ans.ferr.size
@@ -222,7 +257,12 @@ func (f *Function) run(ctx context.Context, payload []byte) (InvokeResult, error
 	if res.Err != nil && res.Payload == nil {
 		res.Payload = res.Err.payload()
 	}
+	return res, discard
+}
 
+// settle counts a finished invocation and returns env to the idle pool,
+// or closes it when discard says it may not be reused.
+func (f *Function) settle(env Environment, res InvokeResult, discard bool) {
 	f.mu.Lock()
 	f.stats.Invocations++
 	f.stats.TotalDuration += res.Duration
@@ -246,7 +286,6 @@ func (f *Function) run(ctx context.Context, payload []byte) (InvokeResult, error
 	if discard {
 		env.Close()
 	}
-	return res, nil
 }
 
 // Close ends every environment and waits for in-process invocations

@@ -1,4 +1,4 @@
-package pricing_test
+package accounts_test
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 )
 
 // charge is how job creation charges: ChargeOp in a transaction, a failed
-// condition reported as OverQuota with what remains.
-func charge(ctx context.Context, db store.DB, l *pricing.Ledger, uid int64, ef float64) error {
+// condition reported as pricing.OverQuota with what remains.
+func charge(ctx context.Context, db store.DB, l *accounts.Ledger, uid int64, ef float64) error {
 	op, ok := l.ChargeOp(uid, ef)
 	if !ok {
 		return pricing.OverQuota(ef, l.Quota())
@@ -46,7 +46,7 @@ func TestLedgerChargesWithinTheQuota(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
 	db := openDB(t)
-	l := pricing.NewLedger(db, func() time.Time { return now }, 100)
+	l := accounts.NewLedger(db, func() time.Time { return now }, 100)
 	steps := []struct {
 		ef        float64
 		refused   bool
@@ -85,7 +85,7 @@ func TestLedgerChargesWithinTheQuota(t *testing.T) {
 func TestLedgerConcurrentChargesNeverExceedTheQuota(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
-	l := pricing.NewLedger(db, time.Now, 10)
+	l := accounts.NewLedger(db, time.Now, 10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
@@ -103,5 +103,38 @@ func TestLedgerConcurrentChargesNeverExceedTheQuota(t *testing.T) {
 	wg.Wait()
 	if spent, _ := l.Spent(ctx, 1); ok != 10 || spent != 10 {
 		t.Fatalf("%d charges passed, spent %v; want 10 and 10", ok, spent)
+	}
+}
+
+// TestRefundOp: a refund lowers the spending of the month the job was
+// charged in, even when another month is current, so the quota it frees is
+// that month's.
+func TestRefundOp(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+	db := openDB(t)
+	l := accounts.NewLedger(db, func() time.Time { return now }, 100)
+	if err := charge(ctx, db, l, 7, 90.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Transact(ctx, accounts.RefundOp(7, "2026-11", 40.25)); err != nil {
+		t.Fatal(err)
+	}
+	if spent, _ := l.Spent(ctx, 7); spent != 50.25 {
+		t.Errorf("spent %v after the refund", spent)
+	}
+	// The stored item, as docs/pricing.md and docs/tables.md describe it.
+	it, err := db.Table("accounts").Get(ctx, store.Key{PK: "USER#7", SK: "EF#2026-11"})
+	if err != nil || it.Int("cents") != 5025 {
+		t.Errorf("USER#7 / EF#2026-11: cents %d, %v; want 5025", it.Int("cents"), err)
+	}
+	if err := charge(ctx, db, l, 7, 49.75); err != nil {
+		t.Errorf("the refunded EF cannot be spent again: %v", err)
+	}
+	if err := db.Transact(ctx, accounts.RefundOp(7, "2026-10", 5)); err != nil {
+		t.Fatal(err)
+	}
+	if spent, _ := l.Spent(ctx, 7); spent != 100 {
+		t.Errorf("a refund of another month changed this one's: %v", spent)
 	}
 }
