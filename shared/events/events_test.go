@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -21,27 +22,9 @@ import (
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
 // newClock starts at the real time (whole seconds): stores opened with the
 // real clock then hide nothing the test appends.
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clocktest.Clock { return clocktest.New(time.Now().UTC().Truncate(time.Second)) }
 
 // otherTable is a table of the test DB outside the event log, for the
 // caller's operations of AppendWith.
@@ -418,7 +401,7 @@ func TestWindow(t *testing.T) {
 	c := newClock()
 	s := events.New(open(t, nil), c.Now) // the store's clock stays at the real time: nothing expires there
 	t0 := c.Now()
-	at := func(d time.Duration) { c.mu.Lock(); c.t = t0.Add(d); c.mu.Unlock() }
+	at := func(d time.Duration) { c.Set(t0.Add(d)) }
 	day := 24 * time.Hour
 
 	mustAppend(t, s, 1, events.JobCompleted) // 1 at t0

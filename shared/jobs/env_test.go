@@ -1,10 +1,11 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/clocktest"
+	"github.com/prospectdata/svc/shared/jobs/jobstest"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -34,24 +35,6 @@ var planner = sync.OnceValue(func() *scrape.Service {
 	}
 	return s
 })
-
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // start is the test clock's first instant.
 var start = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
@@ -111,7 +94,7 @@ func (l *listener) got() []string {
 
 type env struct {
 	t      *testing.T
-	clock  *clock
+	clock  *clocktest.Clock
 	db     store.DB
 	files  *dir.Store
 	root   string // the file store's directory
@@ -147,7 +130,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 		f(&o)
 	}
 	d := t.TempDir()
-	c := &clock{t: start}
+	c := clocktest.New(start)
 	db, err := bolt.Open(filepath.Join(d, "tables.db"),
 		[]store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema()}, bolt.WithNoSync(), bolt.WithClock(c.Now))
 	if err != nil {
@@ -245,58 +228,23 @@ func (e *env) inputFiles() []string {
 // tests need jobs in every state; these helpers are the one place that
 // knows how the engine moves them.
 
-// begin moves a pending job to running with n open tasks.
-func (e *env) begin(id string, n int) *jobs.Job {
-	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	op, err := jobs.Start(j, e.clock.Now(), n)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, op); err != nil {
-		e.t.Fatalf("start %s: %v", id, err)
-	}
-	return j
+// engine moves the env's jobs as the engine would.
+func (e *env) engine() jobstest.Engine {
+	return jobstest.Engine{T: e.t, DB: e.db, Files: e.files, Jobs: e.svc, Now: e.clock.Now}
 }
+
+// begin moves a pending job to running with n tasks open.
+func (e *env) begin(id string, n int) *jobs.Job { e.t.Helper(); return e.engine().Begin(id, n) }
 
 // closeTask closes task of a running job, opening the given tasks.
 func (e *env) closeTask(id, task string, opens ...string) {
 	e.t.Helper()
-	ctx := context.Background()
-	j, rec, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c := jobs.Close{Task: jobs.Task{ID: task}, Progress: jobs.Progress{Points: 1, Opened: int64(len(opens)) - 1}}
-	for _, o := range opens {
-		c.Opens = append(c.Opens, jobs.Task{ID: o})
-	}
-	if err := jobs.CloseTask(ctx, e.db, j, rec, c, e.clock.Now()); err != nil {
-		e.t.Fatalf("close %s of %s: %v", task, id, err)
-	}
+	e.engine().CloseTask(id, task, opens...)
 }
 
 // csvOf writes rows under header as a job output.
 func csvOf(t *testing.T, header []string, rows ...[]string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w, err := export.NewCSV(&b, header)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return jobstest.CSV(t, header, rows...)
 }
 
 // sampleCSV is a two-row output.
@@ -310,50 +258,11 @@ func sampleCSV(t *testing.T) []byte {
 // tells the service of the end, as the engine's finalizer does.
 func (e *env) finish(id string, output []byte) *jobs.Job {
 	e.t.Helper()
-	ctx := context.Background()
-	if j, _, err := jobs.Load(ctx, e.db, id); err == nil && j.Status == jobs.Pending {
-		e.begin(id, 1)
-	}
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if output != nil {
-		if _, err := e.files.Put(ctx, jobs.OutputKey(id), bytes.NewReader(output), "text/csv"); err != nil {
-			e.t.Fatal(err)
-		}
-		name := "plombier-villeurbanne.csv"
-		j.OutputFilename, j.DownloadAvailable = &name, true
-		j.ResultsCount = bytes.Count(output, []byte("\n")) - 1
-	}
-	ops, err := jobs.DoneOps(j, e.clock.Now(), nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatalf("finish %s: %v", id, err)
-	}
-	e.svc.Ended(ctx, j)
-	return j
+	return e.engine().Finish(id, "plombier-villeurbanne.csv", output)
 }
 
-// fail moves a pending or running job to failed, as the engine does.
-func (e *env) fail(id, msg string) {
-	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ops, err := jobs.FailOps(j, e.clock.Now(), msg)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatalf("fail %s: %v", id, err)
-	}
-	e.svc.Ended(ctx, j)
-}
+// fail ends a pending or running job failed with msg.
+func (e *env) fail(id, msg string) { e.t.Helper(); e.engine().Fail(id, msg) }
 
 // wantCode fails unless err carries code; it returns the error.
 func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {

@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,27 +22,9 @@ import (
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type env struct {
 	t     *testing.T
-	clock *clock
+	clock *clocktest.Clock
 	svc   *keys.Service
 }
 
@@ -50,7 +32,7 @@ type env struct {
 // a test clock, with the real rate limiter.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "tables.db"),
 		[]store.Schema{accounts.Schema(), ratelimit.Schema()}, bolt.WithNoSync(), bolt.WithClock(c.Now))
 	if err != nil {

@@ -1,9 +1,10 @@
 package pipelines_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/prospectdata/svc/shared/clocktest"
+	"github.com/prospectdata/svc/shared/jobs/jobstest"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/events"
-	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
@@ -31,24 +31,6 @@ import (
 
 // gaz is the real gazetteer, decoded once for the package's services.
 var gaz = sync.OnceValues(data.Load)
-
-// svcClock is a settable test clock.
-type svcClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *svcClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *svcClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // outbox keeps the mails the accounts send.
 type outbox struct {
@@ -123,7 +105,7 @@ func (x *executor) tokens() []string {
 
 type penv struct {
 	t      *testing.T
-	clock  *svcClock
+	clock  *clocktest.Clock
 	db     store.DB
 	files  *dir.Store
 	acc    *accounts.Service
@@ -142,7 +124,7 @@ type penv struct {
 func newPipelines(t *testing.T, threshold float64) *penv {
 	t.Helper()
 	d := t.TempDir()
-	c := &svcClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	db, err := bolt.Open(filepath.Join(d, "tables.db"), []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(),
 		pipelines.StoreSchema(), events.Schema()}, bolt.WithNoSync(), bolt.WithClock(c.Now))
 	if err != nil {
@@ -237,79 +219,22 @@ func (e *penv) stage(u *accounts.User, id, node string) *pipelines.StageJob {
 // The engine's side, through the transitions jobs exports to it: the one
 // place these tests move a stage's job.
 
-// begin moves a pending job to running.
-func (e *penv) begin(id string) {
-	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	op, err := jobs.Start(j, e.clock.Now(), 1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, op); err != nil {
-		e.t.Fatal(err)
-	}
+// engine moves the env's jobs as the engine would.
+func (e *penv) engine() jobstest.Engine {
+	return jobstest.Engine{T: e.t, DB: e.db, Files: e.files, Jobs: e.jobs, Now: e.clock.Now}
 }
 
-// finish ends a job done with its CSV output (header, then rows).
+// begin moves a pending job to running.
+func (e *penv) begin(id string) { e.t.Helper(); e.engine().Begin(id, 1) }
+
+// finish ends a job done with rows under header as its output.
 func (e *penv) finish(id string, header []string, rows ...[]string) {
 	e.t.Helper()
-	ctx := context.Background()
-	if j, _, err := jobs.Load(ctx, e.db, id); err == nil && j.Status == jobs.Pending {
-		e.begin(id)
-	}
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var b bytes.Buffer
-	w, err := export.NewCSV(&b, header)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := e.files.Put(ctx, jobs.OutputKey(id), &b, "text/csv"); err != nil {
-		e.t.Fatal(err)
-	}
-	name := j.JobType + ".csv"
-	j.OutputFilename, j.DownloadAvailable, j.ResultsCount = &name, true, len(rows)
-	ops, err := jobs.DoneOps(j, e.clock.Now(), nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatal(err)
-	}
-	e.jobs.Ended(ctx, j)
+	e.engine().Finish(id, "", jobstest.CSV(e.t, header, rows...))
 }
 
 // fail ends a pending or running job failed, with no output.
-func (e *penv) fail(id string) {
-	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ops, err := jobs.FailOps(j, e.clock.Now(), "boom")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatal(err)
-	}
-	e.jobs.Ended(ctx, j)
-}
+func (e *penv) fail(id string) { e.t.Helper(); e.engine().Fail(id, "boom") }
 
 // eventTypes lists the account's event types, oldest first.
 func (e *penv) eventTypes(uid int64) []string {

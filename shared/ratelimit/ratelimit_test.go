@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -14,27 +15,9 @@ import (
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
 // newDB opens the counters table in a temp dir, on the test clock: the
 // counters expire by TTL, which the driver applies at its clock's time.
-func newDB(t *testing.T, c *clock) store.DB {
+func newDB(t *testing.T, c *clocktest.Clock) store.DB {
 	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "tables.db"), []store.Schema{ratelimit.Schema()}, bolt.WithNoSync(),
 		bolt.WithClock(c.Now))
@@ -126,7 +109,7 @@ func TestWindow(t *testing.T) {
 		{"third of the new window", at(11, 45, 0), -1},
 		{"fourth of the new window: refused until noon", at(11, 45, 0), 900},
 	}
-	c := &clock{}
+	c := clocktest.New(time.Time{})
 	l := ratelimit.New(newDB(t, c), c.Now)
 	for _, tt := range tests {
 		c.Set(tt.at)
@@ -151,7 +134,7 @@ func TestWindowsAlignedToTheClock(t *testing.T) {
 		{"a day: midnight then 23:59:59", 24 * time.Hour, at(0, 0, 0), at(23, 59, 59), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &clock{}
+			c := clocktest.New(time.Time{})
 			l := ratelimit.New(newDB(t, c), c.Now)
 			rule := ratelimit.Rule{Name: "test.aligned", Max: 1, Window: tt.window}
 			c.Set(tt.first)
@@ -170,7 +153,7 @@ func TestWindowsAlignedToTheClock(t *testing.T) {
 // TestCountersApart: each subject and each rule has its own counter.
 func TestCountersApart(t *testing.T) {
 	ctx := context.Background()
-	c := &clock{t: at(9, 0, 0)}
+	c := clocktest.New(at(9, 0, 0))
 	l := ratelimit.New(newDB(t, c), c.Now)
 	a := ratelimit.Rule{Name: "test.a", Max: 1, Window: time.Hour}
 	b := ratelimit.Rule{Name: "test.b", Max: 1, Window: time.Hour}
@@ -201,7 +184,7 @@ func TestCountersApart(t *testing.T) {
 // process (two limiters over one table) counts against the same limit.
 func TestSharedAcrossLimiters(t *testing.T) {
 	ctx := context.Background()
-	c := &clock{t: at(9, 0, 0)}
+	c := clocktest.New(at(9, 0, 0))
 	db := newDB(t, c)
 	one, two := ratelimit.New(db, c.Now), ratelimit.New(db, c.Now)
 	rule := ratelimit.Rule{Name: "test.shared", Max: 2, Window: time.Hour}
@@ -220,7 +203,7 @@ func TestSharedAcrossLimiters(t *testing.T) {
 // at once pass and no more.
 func TestConcurrentAttempts(t *testing.T) {
 	ctx := context.Background()
-	c := &clock{t: at(9, 0, 0)}
+	c := clocktest.New(at(9, 0, 0))
 	l := ratelimit.New(newDB(t, c), c.Now)
 	rule := ratelimit.Rule{Name: "test.race", Max: 5, Window: time.Hour}
 	var wg sync.WaitGroup
@@ -244,7 +227,7 @@ func TestConcurrentAttempts(t *testing.T) {
 // TestMessage: the 429's French message states the delay in seconds (spec:
 // Limits).
 func TestMessage(t *testing.T) {
-	c := &clock{t: at(10, 59, 18)}
+	c := clocktest.New(at(10, 59, 18))
 	l := ratelimit.New(newDB(t, c), c.Now)
 	rule := ratelimit.Rule{Name: "test.msg", Max: 1, Window: time.Hour}
 	_ = l.Allow(context.Background(), rule, "s")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/registers/registerstest"
 	"net/http"
 	"slices"
 	"strconv"
@@ -215,8 +216,8 @@ func TestEstablishmentsSplitPastTheCap(t *testing.T) {
 		}
 		return reply{file: "search_empty.json"}
 	})
-	clk := &fakeClock{now: testNow}
-	c, err := New(Deps{Config: Config{SearchURL: u.srv.URL, BodaccURL: u.srv.URL}, Clock: clk,
+	clk := registerstest.NewClock()
+	c, err := New(Deps{Config: Config{SearchURL: u.URL(), BodaccURL: u.URL()}, Clock: clk,
 		Gazetteer: func() (*gazetteer.Gazetteer, error) { return g, nil }})
 	if err != nil {
 		t.Fatal(err)

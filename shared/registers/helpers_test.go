@@ -1,54 +1,17 @@
 package registers
 
 import (
-	"context"
+	"github.com/prospectdata/svc/shared/registers/registerstest"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 // testNow is the fake clock's start: the BODACC window is 2025-06-15 on.
-var testNow = time.Date(2026, time.June, 15, 10, 0, 0, 0, time.UTC)
+var testNow = registerstest.Start
 
 // fakeClock advances when slept on, and remembers the sleeps.
-type fakeClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	slept []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.slept = append(c.slept, d)
-	return nil
-}
-
-func (c *fakeClock) total() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var t time.Duration
-	for _, d := range c.slept {
-		t += d
-	}
-	return t
-}
+type fakeClock = registerstest.Clock
 
 // reply is one canned answer: a testdata file (or body) with a status
 // and headers.
@@ -59,66 +22,28 @@ type reply struct {
 	header map[string]string
 }
 
-// apiServer is an httptest server answering both APIs by a route
-// function, and remembering the requests.
-type apiServer struct {
-	t     testing.TB
-	srv   *httptest.Server
-	mu    sync.Mutex
-	reqs  []*url.URL
-	route func(r *http.Request) reply
+func (r reply) twin() registerstest.Reply {
+	return registerstest.Reply{Status: r.status, File: r.file, Body: r.body, Header: r.header}
 }
+
+// apiServer is the registers' twin answering both APIs by a route
+// function, and remembering the requests.
+type apiServer struct{ *registerstest.Server }
 
 func newUpstream(t testing.TB, route func(r *http.Request) reply) *apiServer {
 	t.Helper()
-	u := &apiServer{t: t, route: route}
-	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
-	t.Cleanup(u.srv.Close)
-	return u
-}
-
-func (u *apiServer) serve(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.URL)
-	u.mu.Unlock()
-	rep := u.route(r)
-	body := []byte(rep.body)
-	if rep.file != "" {
-		var err error
-		if body, err = os.ReadFile(filepath.Join("testdata", rep.file)); err != nil {
-			u.t.Errorf("fixture: %v", err)
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-	}
-	ctype := "application/json; charset=utf-8"
-	if filepath.Ext(rep.file) == ".html" {
-		ctype = "text/html"
-	}
-	w.Header().Set("Content-Type", ctype)
-	for k, v := range rep.header {
-		w.Header().Set(k, v)
-	}
-	if rep.status == 0 {
-		rep.status = http.StatusOK
-	}
-	w.WriteHeader(rep.status)
-	_, _ = w.Write(body)
+	return &apiServer{registerstest.New(t, func(r *http.Request) registerstest.Reply { return route(r).twin() })}
 }
 
 // requests are the requests received so far.
-func (u *apiServer) requests() []*url.URL {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]*url.URL(nil), u.reqs...)
-}
+func (u *apiServer) requests() []*url.URL { return u.Requests() }
 
 // client is a Client over the upstream, on a fake clock, without jitter
 // worth waiting for.
 func (u *apiServer) client(t testing.TB, cfg Config) (*Client, *fakeClock) {
 	t.Helper()
-	clk := &fakeClock{now: testNow}
-	cfg.SearchURL, cfg.BodaccURL = u.srv.URL, u.srv.URL
+	clk := registerstest.NewClock()
+	cfg.SearchURL, cfg.BodaccURL = u.URL(), u.URL()
 	c, err := New(Deps{Config: cfg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -126,32 +51,15 @@ func (u *apiServer) client(t testing.TB, cfg Config) (*Client, *fakeClock) {
 	return c, clk
 }
 
-// isBodacc tells a BODACC request from a search one.
-func isBodacc(r *http.Request) bool { return r.URL.Path == bodaccPath }
-
-// fixtures is the route of the recorded answers: search by name, by
-// SIREN, by SIRET, and BODACC by SIREN.
-func fixtures(r *http.Request) reply {
-	q := r.URL.Query()
-	if isBodacc(r) {
-		switch w := q.Get("where"); {
-		case strings.Contains(w, "790000129"):
-			return reply{file: "bodacc_liquidation.json"}
-		case strings.Contains(w, "812345676"):
-			return reply{file: "bodacc_modifications.json"}
-		}
-		return reply{file: "bodacc_empty.json"}
+// TestTwinPaths keeps the twin's BODACC path the client's.
+func TestTwinPaths(t *testing.T) {
+	if registerstest.BodaccPath != bodaccPath {
+		t.Errorf("registerstest.BodaccPath %q, the client asks %q", registerstest.BodaccPath, bodaccPath)
 	}
-	switch q.Get("q") {
-	case "790000129":
-		return reply{file: "search_siren.json"}
-	case "79000012900029":
-		return reply{file: "search_siret.json"}
-	case "Boulangerie Dupont":
-		if q.Get("code_postal") == "69003" {
-			return reply{file: "search_name.json"}
-		}
-		return reply{file: "search_name_elsewhere.json"}
-	}
-	return reply{file: "search_empty.json"}
 }
+
+// isBodacc tells a BODACC request from a search one.
+func isBodacc(r *http.Request) bool { return registerstest.IsBodacc(r) }
+
+// fixtures is the route of the recorded answers (registerstest.Fixtures).
+func fixtures(r *http.Request) reply { return reply{file: registerstest.Fixtures(r).File} }

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prospectdata/svc/shared/clocktest"
+	"github.com/prospectdata/svc/shared/registers/registerstest"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,18 +181,6 @@ func TestValidateZones(t *testing.T) {
 	}
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
 type env struct {
 	jobs  *jobs.Service
 	files *dir.Store
@@ -203,7 +191,7 @@ type env struct {
 func newEnv(t *testing.T, quota float64) *env {
 	t.Helper()
 	d := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	db, err := bolt.Open(filepath.Join(d, "tables.db"),
 		[]store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema()}, bolt.WithNoSync(), bolt.WithClock(c.Now))
 	if err != nil {
@@ -292,41 +280,40 @@ func TestCreate(t *testing.T) {
 	}
 }
 
-// upstream is a fake of the search API: it records each request's query
-// and answers page n of search_activity_p<n>.json (or no result).
+// upstream is the search API's twin (registerstest): it answers page n
+// of search_activity_p<n>.json (or no result), and the test reads the
+// queries it was asked.
 type upstream struct {
-	mu    sync.Mutex
-	asked []url.Values
+	srv   *registerstest.Server
 	empty bool
 }
 
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.asked = append(u.asked, r.URL.Query())
-	u.mu.Unlock()
-	file := "search_empty.json"
-	if !u.empty {
-		page := r.URL.Query().Get("page")
-		if page == "" {
-			page = "1"
-		}
-		file = "search_activity_p" + page + ".json"
+// route answers a search by its page.
+func (u *upstream) route(r *http.Request) registerstest.Reply {
+	if u.empty {
+		return registerstest.Reply{File: "search_empty.json"}
 	}
-	b, err := os.ReadFile(filepath.Join("..", "registers", "testdata", file))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusNotFound)
-		return
+	page := r.URL.Query().Get("page")
+	if page == "" {
+		page = "1"
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
+	return registerstest.Reply{File: "search_activity_p" + page + ".json"}
+}
+
+// asked are the queries of the requests so far.
+func (u *upstream) asked() []url.Values {
+	var out []url.Values
+	for _, r := range u.srv.Requests() {
+		out = append(out, r.Query())
+	}
+	return out
 }
 
 func newRunner(t *testing.T, u *upstream) *sirene.Runner {
 	t.Helper()
-	srv := httptest.NewServer(u)
-	t.Cleanup(srv.Close)
-	rc, err := registers.New(registers.Deps{Config: registers.Config{SearchURL: srv.URL, RatePerSecond: 1000},
-		HTTP: srv.Client()})
+	u.srv = registerstest.New(t, u.route)
+	rc, err := registers.New(registers.Deps{Config: registers.Config{SearchURL: u.srv.URL(), RatePerSecond: 1000},
+		HTTP: u.srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,14 +360,14 @@ func TestZonesAsked(t *testing.T) {
 				t.Fatalf("rows %d, err %v", n, err)
 			}
 			var got []string
-			for _, q := range u.asked {
+			for _, q := range u.asked() {
 				if v := q.Get(tt.param); v != "" {
 					got = append(got, strings.Split(v, ",")...)
 				}
 			}
 			for _, w := range tt.want {
 				if !slices.Contains(got, w) {
-					t.Fatalf("%s asked %v, want %s among them (requests %v)", tt.param, got, w, u.asked)
+					t.Fatalf("%s asked %v, want %s among them (requests %v)", tt.param, got, w, u.asked())
 				}
 			}
 		})
@@ -436,7 +423,7 @@ func TestRunCSV(t *testing.T) {
 			if rows != n || n == 0 || (tt.want >= 0 && n != tt.want) {
 				t.Fatalf("%d rows written, %d counted, want %d", rows, n, tt.want)
 			}
-			if q := u.asked[0]; !strings.Contains(q.Get("activite_principale"), "10.71C") || q.Get("departement") != "69" {
+			if q := u.asked()[0]; !strings.Contains(q.Get("activite_principale"), "10.71C") || q.Get("departement") != "69" {
 				t.Fatalf("first request %v", q)
 			}
 		})
@@ -452,7 +439,7 @@ func TestRunCSVBand(t *testing.T) {
 	if _, err := newRunner(t, u).RunCSV(context.Background(), jobOf(t, c), &bytes.Buffer{}, func(string, string) {}); err != nil {
 		t.Fatal(err)
 	}
-	band := u.asked[0].Get("tranche_effectif_salarie")
+	band := u.asked()[0].Get("tranche_effectif_salarie")
 	if band == "" || strings.Contains(band, "03") || !strings.Contains(band, "11") {
 		t.Fatalf("tranche_effectif_salarie %q, want 11 and larger bands only", band)
 	}

@@ -1,10 +1,11 @@
 package veille_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/prospectdata/svc/shared/clocktest"
+	"github.com/prospectdata/svc/shared/jobs/jobstest"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/blob/dir"
 	"github.com/prospectdata/svc/shared/events"
-	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
@@ -33,24 +33,6 @@ import (
 
 // gaz is the real gazetteer, decoded once for the package's services.
 var gaz = sync.OnceValues(data.Load)
-
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // outbox keeps the mails the accounts send.
 type outbox struct {
@@ -128,7 +110,7 @@ func (idle) Resume(context.Context, string) error        { return nil }
 
 type env struct {
 	t      *testing.T
-	clock  *clock
+	clock  *clocktest.Clock
 	db     store.DB
 	files  *dir.Store
 	acc    *accounts.Service
@@ -149,7 +131,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	d := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	db, err := bolt.Open(filepath.Join(d, "tables.db"), []store.Schema{accounts.Schema(), ratelimit.Schema(), jobs.Schema(),
 		pipelines.StoreSchema(), veille.Schema(), events.Schema()}, bolt.WithNoSync(), bolt.WithClock(c.Now))
 	if err != nil {
@@ -218,68 +200,19 @@ func (e *env) scrapeJob(u *accounts.User, rows ...[]string) *jobs.Job {
 // The engine's side, through the transitions jobs exports to it: the one
 // place these tests move a job.
 
-// finish ends a pending or running job done with rows under header.
+// engine moves the env's jobs as the engine would.
+func (e *env) engine() jobstest.Engine {
+	return jobstest.Engine{T: e.t, DB: e.db, Files: e.files, Jobs: e.jobs, Now: e.clock.Now}
+}
+
+// finish ends a job done with rows as its output.
 func (e *env) finish(id string, rows ...[]string) {
 	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if j.Status == jobs.Pending {
-		op, err := jobs.Start(j, e.clock.Now(), 1)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if err := jobs.Transition(ctx, e.db, 0, op); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	var b bytes.Buffer
-	w, err := export.NewCSV(&b, header)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := e.files.Put(ctx, jobs.OutputKey(id), &b, "text/csv"); err != nil {
-		e.t.Fatal(err)
-	}
-	name := "out.csv"
-	j.OutputFilename, j.DownloadAvailable, j.ResultsCount = &name, true, len(rows)
-	ops, err := jobs.DoneOps(j, e.clock.Now(), nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatal(err)
-	}
-	e.jobs.Ended(ctx, j)
+	e.engine().Finish(id, "out.csv", jobstest.CSV(e.t, header, rows...))
 }
 
 // fail ends a pending or running job failed.
-func (e *env) fail(id string) {
-	e.t.Helper()
-	ctx := context.Background()
-	j, _, err := jobs.Load(ctx, e.db, id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ops, err := jobs.FailOps(j, e.clock.Now(), "boom")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := jobs.Transition(ctx, e.db, 0, ops...); err != nil {
-		e.t.Fatal(err)
-	}
-	e.jobs.Ended(ctx, j)
-}
+func (e *env) fail(id string) { e.t.Helper(); e.engine().Fail(id, "boom") }
 
 func (e *env) tick() veille.TickResult {
 	e.t.Helper()

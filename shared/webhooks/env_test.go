@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,24 +33,6 @@ func verified(secret string, body []byte, header string) bool {
 	return hmac.Equal([]byte(want), []byte(header))
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // hit is one request the receiver got.
 type hit struct {
 	header http.Header
@@ -73,7 +56,7 @@ func (r *receiver) got() []hit {
 
 type env struct {
 	t      *testing.T
-	clock  *clock
+	clock  *clocktest.Clock
 	db     store.DB
 	q      queue.Queue
 	events *events.Service
@@ -88,7 +71,7 @@ type env struct {
 func newEnv(t *testing.T, opts ...netguard.Option) *env {
 	t.Helper()
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	db, err := bolt.Open(filepath.Join(dir, "tables.db"), []store.Schema{events.Schema(), webhooks.Schema()}, bolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"log/slog"
 	"net"
@@ -66,25 +67,8 @@ type Env struct {
 	docErr  error
 }
 
-// Clock is a settable test clock (starts at the real time).
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// Clock is a settable test clock (the app's starts at the real time).
+type Clock = clocktest.Clock
 
 // Option changes the test app's configuration or adapters.
 type Option func(*Setup)
@@ -150,7 +134,7 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 		logOut = os.Stderr
 	}
 	log := slog.New(slog.NewTextHandler(logOut, nil))
-	clock := &Clock{t: time.Now()}
+	clock := clocktest.New(time.Now())
 	secret := bytes.Repeat([]byte{7}, 32)
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()

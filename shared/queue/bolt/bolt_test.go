@@ -3,8 +3,8 @@ package bolt_test
 import (
 	"context"
 	"errors"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,24 +31,8 @@ func open(t testing.TB, path string, cfgs []queue.Config, opts ...bolt.Option) *
 	return q
 }
 
-// clock is a settable time for tests that would otherwise sleep.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+func newClock() *clocktest.Clock {
+	return clocktest.New(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 }
 
 // cfgs are queues with timeouts long enough that only the test clock moves
@@ -94,7 +78,7 @@ func TestRestartKeepsMessagesAndLeases(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "queue.db")
 	clk := newClock()
-	q := open(t, path, cfgs(), bolt.WithClock(clk.now))
+	q := open(t, path, cfgs(), bolt.WithClock(clk.Now))
 	ids := send(t, q, "work",
 		queue.Message{Body: []byte("one")},
 		queue.Message{Body: []byte("two")},
@@ -116,7 +100,7 @@ func TestRestartKeepsMessagesAndLeases(t *testing.T) {
 		t.Fatal("Send after Close succeeded")
 	}
 
-	q = open(t, path, cfgs(), bolt.WithClock(clk.now))
+	q = open(t, path, cfgs(), bolt.WithClock(clk.Now))
 	if got := depth(t, q, "work"); got != [3]int{1, 1, 1} {
 		t.Fatalf("depth after reopen %v, want [1 1 1]", got)
 	}
@@ -127,9 +111,9 @@ func TestRestartKeepsMessagesAndLeases(t *testing.T) {
 	}
 	// The in-flight message stays hidden until its timeout, then comes back
 	// as a second delivery; the delayed one after its delay.
-	clk.advance(29 * time.Second)
+	clk.Advance(29 * time.Second)
 	receive(t, q, "work", 0)
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	d := receive(t, q, "work", 1)[0]
 	if d.ID != inFlight.ID || d.ReceiveCount != 2 || string(d.Body) != string(inFlight.Body) || !d.SentAt.Equal(inFlight.SentAt) {
 		t.Fatalf("redelivered after restart: %+v, want %s count 2", d, inFlight.ID)
@@ -137,7 +121,7 @@ func TestRestartKeepsMessagesAndLeases(t *testing.T) {
 	if err := q.Delete(ctx, "work", d.Receipt); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if later := receive(t, q, "work", 1)[0]; later.ID != ids[2] || later.ReceiveCount != 1 {
 		t.Fatalf("delayed message after restart: %+v", later)
 	}
@@ -166,10 +150,10 @@ func TestReceiptSurvivesRestart(t *testing.T) {
 func TestStaleReceiptRefused(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
-	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.now), bolt.WithNoSync())
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.Now), bolt.WithNoSync())
 	send(t, q, "work", queue.Message{Body: []byte("x")})
 	d1 := receive(t, q, "work", 1)[0]
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	d2 := receive(t, q, "work", 1)[0]
 	if err := q.Delete(ctx, "work", d1.Receipt); !errors.Is(err, queue.ErrReceiptExpired) {
 		t.Fatalf("stale Delete: %v", err)
@@ -186,7 +170,7 @@ func TestStaleReceiptRefused(t *testing.T) {
 		}
 	}
 	// A lapsed lease not yet redelivered: the receipt is still the latest.
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if err := q.Delete(ctx, "work", d2.Receipt); err != nil {
 		t.Fatalf("Delete with the latest receipt after its lease lapsed: %v", err)
 	}
@@ -202,7 +186,7 @@ func TestStaleReceiptRefused(t *testing.T) {
 func TestDeadLetterMoveKeepsMessage(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
-	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.now), bolt.WithNoSync())
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.Now), bolt.WithNoSync())
 	ids := send(t, q, "work", queue.Message{Body: []byte("poison")}, queue.Message{Body: []byte("fine")})
 	for range 2 {
 		for _, d := range receive(t, q, "work", 2) {
@@ -213,7 +197,7 @@ func TestDeadLetterMoveKeepsMessage(t *testing.T) {
 			}
 		}
 		send(t, q, "work", queue.Message{Body: []byte("fine")})
-		clk.advance(30 * time.Second)
+		clk.Advance(30 * time.Second)
 	}
 	// Third receive: the poison message moves, the fresh one is delivered
 	// in the same call.
@@ -222,7 +206,7 @@ func TestDeadLetterMoveKeepsMessage(t *testing.T) {
 		t.Fatalf("received %q", ds[0].Body)
 	}
 	dead := receive(t, q, "dead", 1)[0]
-	if dead.ID != ids[0] || string(dead.Body) != "poison" || dead.ReceiveCount != 4 || !dead.SentAt.Equal(clk.now().Add(-60*time.Second)) {
+	if dead.ID != ids[0] || string(dead.Body) != "poison" || dead.ReceiveCount != 4 || !dead.SentAt.Equal(clk.Now().Add(-60*time.Second)) {
 		t.Fatalf("dead letter %+v", dead)
 	}
 }
@@ -233,18 +217,18 @@ func TestFractionsOfSecondRoundUp(t *testing.T) {
 	// The dead-letter queue, which has none of its own: any number of
 	// receives.
 	const name = "dead"
-	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.now), bolt.WithNoSync())
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), cfgs(), bolt.WithClock(clk.Now), bolt.WithNoSync())
 	send(t, q, name, queue.Message{Body: []byte("x"), Delay: 1500 * time.Millisecond})
-	clk.advance(1999 * time.Millisecond)
+	clk.Advance(1999 * time.Millisecond)
 	receive(t, q, name, 0)
-	clk.advance(time.Millisecond)
+	clk.Advance(time.Millisecond)
 	d := receive(t, q, name, 1)[0]
 	if err := q.ChangeVisibility(ctx, name, d.Receipt, time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(999 * time.Millisecond)
+	clk.Advance(999 * time.Millisecond)
 	receive(t, q, name, 0)
-	clk.advance(time.Millisecond)
+	clk.Advance(time.Millisecond)
 	if d = receive(t, q, name, 1)[0]; d.ReceiveCount != 2 {
 		t.Fatalf("receive count %d, want 2", d.ReceiveCount)
 	}
@@ -255,7 +239,7 @@ func TestFractionsOfSecondRoundUp(t *testing.T) {
 	if _, err := q.Receive(ctx, name, 1, 0, 10*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(999 * time.Millisecond)
+	clk.Advance(999 * time.Millisecond)
 	receive(t, q, name, 0)
 }
 
