@@ -282,7 +282,15 @@ func (c *Client) get(ctx context.Context, ep *endpoint, path string, q url.Value
 		u += "?" + q.Encode()
 	}
 	var paced error
-	_, err := c.retry.Do(ctx, func(ctx context.Context, n int) upstream.Outcome {
+	policy := c.retry
+	policy.OnWait = func(d time.Duration, asked bool) {
+		if asked {
+			// A Retry-After holds back every caller of the source, not
+			// only this one.
+			ep.pace.hold(c.clock.Now().Add(d))
+		}
+	}
+	_, err := policy.Do(ctx, func(ctx context.Context, _ int) upstream.Outcome {
 		if err := ep.pace.wait(ctx, c.clock); err != nil {
 			paced = fmt.Errorf("registers: %s: %w", ep.name, err)
 			return upstream.Outcome{Err: paced}
@@ -290,11 +298,6 @@ func (c *Client) get(ctx context.Context, ep *endpoint, path string, q url.Value
 		f := c.once(ctx, ep, u, out)
 		if f == nil {
 			return upstream.Outcome{}
-		}
-		if f.temporary && f.retryAfter > 0 && f.retryAfter <= c.retry.BackoffMax && n < c.retry.MaxAttempts && ctx.Err() == nil {
-			// The policy will honour the Retry-After: it holds back every
-			// caller of the source, not only this one.
-			ep.pace.hold(c.clock.Now().Add(f.retryAfter))
 		}
 		return upstream.Outcome{Err: f.err, Temporary: f.temporary, Wait: f.retryAfter}
 	})

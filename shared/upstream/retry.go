@@ -49,6 +49,10 @@ type Retry struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock of ctx's deadline: time.Now when nil.
 	Now func() time.Time
+	// OnWait, when set, is told of each wait Do is about to make before
+	// a retry, and whether the upstream asked for it: a client that
+	// paces every caller of the upstream holds them back as long.
+	OnWait func(d time.Duration, asked bool)
 }
 
 // Jitter spreads a backoff d: the wait is drawn uniformly in
@@ -176,6 +180,9 @@ func (r Retry) Do(ctx context.Context, attempt func(ctx context.Context, n int) 
 		}
 		if dl, ok := ctx.Deadline(); ok && !r.WaitPastDeadline && r.now().Add(wait).After(dl) {
 			return n, &StopError{Reason: PastDeadline, Attempts: n, Wait: wait, Last: o.Err}
+		}
+		if r.OnWait != nil {
+			r.OnWait(wait, o.Wait > 0)
 		}
 		sleep := r.Sleep
 		if sleep == nil {

@@ -280,3 +280,27 @@ func TestRetryAfterOf(t *testing.T) {
 		}
 	}
 }
+
+// TestOnWait: each wait before a retry is told, with whether the upstream
+// asked for it; no wait is told once the attempts run out.
+func TestOnWait(t *testing.T) {
+	type wait struct {
+		d     time.Duration
+		asked bool
+	}
+	var got []wait
+	r := upstream.Retry{MaxAttempts: 3, Backoff: func(int) time.Duration { return time.Second }, BackoffMax: time.Minute,
+		Sleep:  func(context.Context, time.Duration) error { return nil },
+		OnWait: func(d time.Duration, asked bool) { got = append(got, wait{d, asked}) }}
+	asks := []time.Duration{0, 5 * time.Second, 0}
+	_, err := r.Do(context.Background(), func(_ context.Context, n int) upstream.Outcome {
+		return upstream.Outcome{Err: errors.New("busy"), Temporary: true, Wait: asks[n-1]}
+	})
+	if err == nil {
+		t.Fatal("no error after the attempts ran out")
+	}
+	want := []wait{{time.Second, false}, {5 * time.Second, true}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("waits told %v, want %v", got, want)
+	}
+}
