@@ -181,10 +181,10 @@ func CloseTask(ctx context.Context, db store.DB, j *Job, read Record, c Close, n
 	return nil
 }
 
-// Start is StartOp with the job's first open tasks: pending → running,
-// with n tasks (or batches) open.
+// Start is pending → running, with n tasks (or batches) open, on
+// condition that the job is pending.
 func Start(j *Job, now time.Time, n int) (store.TxOp, error) {
-	return StartOp(j, now, store.Update{}.Set(attrOpenTasks, int64(n)))
+	return startOp(j, now, store.Update{}.Set(attrOpenTasks, int64(n)))
 }
 
 // SingleDoneOps is DoneOps for a job run in one piece (an import, a

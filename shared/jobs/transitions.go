@@ -33,9 +33,9 @@ func Decode(it store.Item) (*Job, error) { return fromItem(it) }
 // leaves (store.ErrConditionFailed on the job's operation).
 var ErrTransition = errors.New("jobs: job not in the state the transition leaves")
 
-// StartOp is pending → running: status, started_at, and the extra actions
-// (the engine's open-task count), on condition that the job is pending.
-func StartOp(j *Job, now time.Time, extra store.Update) (store.TxOp, error) {
+// startOp is pending → running: status, started_at, and the extra actions
+// (the open-task count), on condition that the job is pending.
+func startOp(j *Job, now time.Time, extra store.Update) (store.TxOp, error) {
 	next := *j
 	next.Status = Running
 	t := formatTime(now)
@@ -106,7 +106,7 @@ func FailOpsWith(j *Job, now time.Time, msg string, extra store.Update, also *st
 	return withResume(j, op, releaseOp(j.UserID)), nil
 }
 
-// Transition applies ops (from StartOp, DoneOps, FailOps, with the
+// Transition applies ops (from Start, DoneOps, FailOps, with the
 // caller's own), mapping a failed condition on the job's operation, at
 // index jobOp, to ErrTransition.
 func Transition(ctx context.Context, db store.DB, jobOp int, ops ...store.TxOp) error {
