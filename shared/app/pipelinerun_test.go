@@ -315,3 +315,30 @@ func TestPipelineContinueFromPartialRows(t *testing.T) {
 		t.Fatalf("after continue: %v", got)
 	}
 }
+
+// TestPipelineCancelPendingStage: cancelling a pipeline's root while it
+// waits for the proxy pool (another scrape holds it) closes the pipeline,
+// and the cancel says so (pipeline_cancelled), at once.
+func TestPipelineCancelPendingStage(t *testing.T) {
+	e := apptest.Start(t)
+	c := e.NewClient()
+	c.Signup("pending@example.org", fixturePassword)
+	c.Verify("pending@example.org")
+	blocker := c.Do("POST", "/api/jobs", `{"queries":["restaurant"],"zones":["Rhône"]}`).Must(t, 200).JSON()["id"].(string)
+	def := `{"nodes":[{"id":"s","type":"scrap","config":{"queries":["fleuriste"],"zones":["Villeurbanne"]}}],"edges":[]}`
+	created := c.Do("POST", "/api/pipelines", def).Must(t, 201).JSON()
+	id, root := created["id"].(string), created["initial_jobs"].([]any)[0].(string)
+	if j := c.Do("GET", "/api/jobs/"+root, nil).Must(t, 200).JSON(); j["status"] != "pending" {
+		t.Fatalf("the root did not wait for the pool: %v", j["status"])
+	}
+	if r := c.Do("POST", "/api/jobs/"+root+"/cancel", nil).Must(t, 200).JSON(); r["pipeline_cancelled"] != true {
+		t.Fatalf("cancel of a pending root: %v", r)
+	}
+	if got := c.Do("GET", "/api/pipelines/"+id, nil).Must(t, 200).JSON(); got["status"] != "cancelled" || got["completed_at"] == nil {
+		t.Fatalf("after the cancel: %v", got)
+	}
+	if feed := string(c.Do("GET", "/api/events?types=pipeline.cancelled", nil).Must(t, 200).Body); !strings.Contains(feed, id) {
+		t.Errorf("no pipeline.cancelled event: %s", feed)
+	}
+	c.Do("POST", "/api/jobs/"+blocker+"/cancel", nil).Must(t, 200)
+}

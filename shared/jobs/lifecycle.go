@@ -55,7 +55,7 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 		}
 		return false, fmt.Errorf("cancel job %s: %w", id, err)
 	}
-	open := j.PipelineID != nil && s.stages != nil && s.stages.Running(ctx, *j.PipelineID)
+	closed := j.PipelineID != nil && s.stages != nil && s.stages.StageCancelled(ctx, j)
 	s.Ended(ctx, j)
 	if j.StartedAt != nil && s.runner != nil {
 		// Its partial output comes a moment later (a pipeline's next step
@@ -64,7 +64,7 @@ func (s *Service) Cancel(ctx context.Context, uid int64, id string) (pipelineCan
 			s.d.Log.WarnContext(ctx, "partial output of a cancelled job not asked for", "job", j.ID, "err", err)
 		}
 	}
-	return open && !s.stages.Running(ctx, *j.PipelineID), nil
+	return closed, nil
 }
 
 // Delete removes the user's job and its output (DELETE /api/jobs/{id}):

@@ -29,12 +29,16 @@ type Listener interface {
 	JobEnded(ctx context.Context, j *Job)
 }
 
-// Stages is the pipelines' side of a stage's cancel: a listener that also
-// tells whether a pipeline still runs, so that a cancel answers
-// pipeline_cancelled when it closed its pipeline.
+// Stages is the pipelines' side of a stage's cancel: a listener that is
+// also told of a stage's cancel as it commits, and closes the stage's
+// pipeline there and then when the cancel ends it, so that the cancel
+// answers pipeline_cancelled (the pipeline's own step, which comes later,
+// would be too late to say it).
 type Stages interface {
 	Listener
-	Running(ctx context.Context, id string) bool
+	// StageCancelled is told that j, a stage of a pipeline, was just
+	// cancelled, and says whether that closed its pipeline.
+	StageCancelled(ctx context.Context, j *Job) bool
 }
 
 // Attach gives the service the runner of its jobs. A service without one

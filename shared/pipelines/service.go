@@ -383,6 +383,22 @@ func finished(p *Pipeline, js map[string]*jobs.Job, now time.Time) bool {
 	return true
 }
 
+// cancelStops is the rule that a cancelled stage (node) ends its
+// pipeline cancelled: it never started (so it has no rows for a
+// continue), it was not continued, and no other stage still runs.
+func cancelStops(p *Pipeline, js map[string]*jobs.Job, node string) bool {
+	j, ok := js[node]
+	if !ok || j.Status != jobs.Cancelled || j.StartedAt != nil || slices.Contains(p.Continued, node) {
+		return false
+	}
+	for _, o := range js {
+		if o.ID != j.ID && o.Status.Active() {
+			return false
+		}
+	}
+	return true
+}
+
 // resolved tells whether a node's stage is settled: done, or continued.
 func resolved(p *Pipeline, nodeID string, j *jobs.Job, now time.Time) bool {
 	return j.Status == jobs.Done || (slices.Contains(p.Continued, nodeID) && j.Status.Terminal() && !salvaging(j, now))
@@ -822,8 +838,27 @@ func (s *Service) Check(ctx context.Context, u *accounts.User, raw json.RawMessa
 	return s.d.Checker.Check(ctx, u, raw, structureOnly)
 }
 
-// Running tells whether a pipeline is still running.
-func (s *Service) Running(ctx context.Context, id string) bool {
-	p, err := s.get(ctx, 0, id)
-	return err == nil && p.Status == Running
+// StageCancelled implements jobs.Stages: a stage was just cancelled (j,
+// as read before its cancel), and when that ends its pipeline
+// (cancelStops) the pipeline is closed now, so that the cancel can say
+// so; the step that the cancel's signal runs later finds it closed.
+func (s *Service) StageCancelled(ctx context.Context, j *jobs.Job) bool {
+	p, err := s.get(ctx, 0, *j.PipelineID)
+	if err != nil || p.Status != Running {
+		return false
+	}
+	js, err := s.stageJobs(ctx, p)
+	if err != nil {
+		s.d.Log.WarnContext(ctx, "pipeline stages not read at a stage's cancel", "pipeline", p.ID, "err", err)
+		return false
+	}
+	// The cancel has committed; a read that does not show it yet must not
+	// keep the stage active.
+	c := *j
+	c.Status = jobs.Cancelled
+	js[j.PipelineNodeID] = &c
+	if !cancelStops(p, js, j.PipelineNodeID) {
+		return false
+	}
+	return s.finish(ctx, p.ID, Cancelled) == Cancelled
 }

@@ -321,15 +321,15 @@ func TestStepOutcomes(t *testing.T) {
 		{"a root done without rows short-circuits its branch: done", func(e *penv, _ *accounts.User, root string) {
 			e.finish(root, []string{"nom", "site_web"})
 		}, pipelines.Done, events.PipelineCompleted},
-		{"a root cancelled before it started: cancelled", func(e *penv, u *accounts.User, root string) {
-			if _, err := e.jobs.Cancel(context.Background(), u.ID, root); err != nil {
-				e.t.Fatal(err)
+		{"a root cancelled before it started: cancelled, and the cancel says so", func(e *penv, u *accounts.User, root string) {
+			if closed, err := e.jobs.Cancel(context.Background(), u.ID, root); err != nil || !closed {
+				e.t.Fatalf("cancel: pipeline_cancelled %v, err %v", closed, err)
 			}
 		}, pipelines.Cancelled, events.PipelineCancelled},
 		{"a root cancelled while it ran: paused, still running", func(e *penv, u *accounts.User, root string) {
 			e.begin(root)
-			if _, err := e.jobs.Cancel(context.Background(), u.ID, root); err != nil {
-				e.t.Fatal(err)
+			if closed, err := e.jobs.Cancel(context.Background(), u.ID, root); err != nil || closed {
+				e.t.Fatalf("cancel: pipeline_cancelled %v, err %v", closed, err)
 			}
 		}, pipelines.Running, ""},
 		{"a root failed: paused, still running", func(e *penv, _ *accounts.User, root string) {

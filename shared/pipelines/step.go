@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -169,14 +168,6 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 	if p.Status != Running {
 		return r, nil
 	}
-	active := func(except string) bool {
-		for _, j := range js {
-			if j.ID != except && j.Status.Active() {
-				return true
-			}
-		}
-		return false
-	}
 	started := false
 	for _, n := range p.Definition.Nodes {
 		j, ok := js[n.ID]
@@ -186,7 +177,7 @@ func (s *Service) Step(ctx context.Context, id string) (StepResult, error) {
 		switch {
 		case j.Status == jobs.Expired:
 			return s.end(ctx, r, Failed), nil
-		case j.Status == jobs.Cancelled && j.StartedAt == nil && !slices.Contains(p.Continued, n.ID) && !active(j.ID):
+		case cancelStops(p, js, n.ID):
 			return s.end(ctx, r, Cancelled), nil
 		case resolved(p, n.ID, j, s.d.Now()) && j.ResultsCount > 0 && j.DownloadAvailable:
 			n, err := s.startSuccessors(ctx, p, j)
