@@ -81,7 +81,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer ln.Close()
-	a := app.New(cfg, app.Adapters{
+	a, err := app.New(cfg, app.Adapters{
 		Guard:         guard,
 		WebhookGuard:  webhookGuard(cfg, dev, ln.Addr(), log),
 		DB:            db,
@@ -99,6 +99,9 @@ func run(ctx context.Context) error {
 		// deliveries come back 20 s after it stopped.
 		DeliveryVisibility: 20 * time.Second,
 	})
+	if err != nil {
+		return err
+	}
 	// The job engine's workers run beside the server until shutdown.
 	workCtx, stopWork := context.WithCancel(context.Background())
 	defer stopWork()

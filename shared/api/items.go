@@ -1,12 +1,14 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -15,36 +17,54 @@ import (
 // (Lambda's 6 MB payload) is lower; docs/enrichment.md says so.
 const MaxItemsBody = 16 << 20
 
-// Bodies of the item routes, for the OpenAPI document (items are free-form
-// objects: a row of an earlier job's output).
-type itemRequestDoc struct {
-	Items       []map[string]any `json:"items"`
-	SourceJobID *string          `json:"source_job_id,omitempty"`
+// itemRequestDocOf is the documented body of a module's item route: the
+// items (free-form objects: rows of an earlier job's output), the source
+// job, and the module's options.
+func itemRequestDocOf(e registry.Entry) any {
+	return docStruct(append([]reflect.StructField{
+		{Name: "Items", Type: reflect.TypeFor[[]map[string]any](), Tag: `json:"items"`},
+		{Name: "SourceJobID", Type: reflect.TypeFor[*string](), Tag: `json:"source_job_id,omitempty"`},
+	}, optionFields(e.Options)...))
 }
 
-type emailsRequestDoc struct {
-	Items       []map[string]any `json:"items"`
-	SourceJobID *string          `json:"source_job_id,omitempty"`
-	Mode        *string          `json:"mode,omitempty"` // normal (default) or deep
+// itemEstimateDoc is the documented body of POST /api/estimate/items: the
+// module, the count, and every option that changes a price.
+func itemEstimateDoc() any {
+	var priced []registry.Option
+	for _, e := range registry.Entries() {
+		for _, o := range e.Options {
+			if len(o.Factor) > 0 {
+				priced = append(priced, o)
+			}
+		}
+	}
+	return docStruct(append([]reflect.StructField{
+		{Name: "Module", Type: reflect.TypeFor[string](), Tag: `json:"module"`},
+		{Name: "Count", Type: reflect.TypeFor[int](), Tag: `json:"count"`},
+	}, optionFields(priced)...))
 }
 
-type brandRequestDoc struct {
-	Items             []map[string]any `json:"items"`
-	SourceJobID       *string          `json:"source_job_id,omitempty"`
-	CaptureScreenshot *bool            `json:"capture_screenshot,omitempty"`
+// optionFields are options as the optional fields of a documented body.
+func optionFields(os []registry.Option) []reflect.StructField {
+	out := make([]reflect.StructField, 0, len(os))
+	for i, o := range os {
+		t := reflect.TypeFor[*string]()
+		switch o.Kind {
+		case registry.Bool:
+			t = reflect.TypeFor[*bool]()
+		case registry.Int:
+			t = reflect.TypeFor[*int]()
+		}
+		out = append(out, reflect.StructField{Name: fmt.Sprintf("Option%d", i), Type: t,
+			Tag: reflect.StructTag(`json:"` + o.Name + `,omitempty"`)})
+	}
+	return out
 }
 
-type reviewsRequestDoc struct {
-	Items        []map[string]any `json:"items"`
-	SourceJobID  *string          `json:"source_job_id,omitempty"`
-	MaxReviews   *int             `json:"max_reviews,omitempty"`   // 1 to 100, default 10
-	PeriodMonths *int             `json:"period_months,omitempty"` // 0 (unlimited, default) to 120
-}
-
-type phoneInfoRequestDoc struct {
-	Items       []map[string]any `json:"items"`
-	SourceJobID *string          `json:"source_job_id,omitempty"`
-	LiveMode    *string          `json:"live_mode,omitempty"` // cache_only, the only value
+// docStruct is a value of a struct type made of the fields, which the
+// OpenAPI document describes as it describes any request type.
+func docStruct(fs []reflect.StructField) any {
+	return reflect.New(reflect.StructOf(fs)).Elem().Interface()
 }
 
 // itemRoutes are the typed shortcuts of POST /api/jobs/{type}: one route
@@ -66,26 +86,10 @@ func (s *Server) itemRoutes() []Route {
 			rs = append(rs, Route{Method: http.MethodPost, Path: *e.APIEndpoint, Auth: Any, Active: true, Tag: "jobs", MaxBody: MaxItemsBody, Handle: forModule(slug, s.createItemJob),
 				Summary: e.Label.EN + ": a " + slug + " job over 1 to 10,000 items (each with " +
 					strings.Join(e.Needs, ", ") + "); requires a verified email",
-				Request: itemRequestDocOf(slug), Response: jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 413, 422, 429}})
+				Request: itemRequestDocOf(e), Response: jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 413, 422, 429}})
 		}
 	}
 	return rs
-}
-
-// itemRequestDocOf is the documented body of a module's item route: the
-// items, with the module's own options where it has some.
-func itemRequestDocOf(slug string) any {
-	switch slug {
-	case "emails":
-		return emailsRequestDoc{}
-	case "brand_assets":
-		return brandRequestDoc{}
-	case "reviews":
-		return reviewsRequestDoc{}
-	case "phone_info":
-		return phoneInfoRequestDoc{}
-	}
-	return itemRequestDoc{}
 }
 
 // frozenModule is the POST /api/jobs/{type} of a module frozen during the
@@ -138,10 +142,27 @@ type ItemModules struct {
 
 // ItemEstimateRequest is the body of POST /api/estimate/items.
 type ItemEstimateRequest struct {
-	Module            string  `json:"module"`
-	Count             int     `json:"count"`
-	Mode              *string `json:"mode,omitempty"`
-	CaptureScreenshot *bool   `json:"capture_screenshot,omitempty"`
+	Module string `json:"module"`
+	Count  int    `json:"count"`
+	// Options are the fields that are some module's option
+	// (jobs.ReadOptions).
+	Options map[string]any `json:"-"`
+}
+
+// UnmarshalJSON reads the module, the count and the options.
+func (r *ItemEstimateRequest) UnmarshalJSON(b []byte) error {
+	type plain ItemEstimateRequest
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	opts, err := jobs.ReadOptions(b)
+	if err != nil {
+		return err
+	}
+	*r = ItemEstimateRequest(p)
+	r.Options = opts
+	return nil
 }
 
 // ItemEstimate is what a job of items would cost.
@@ -162,7 +183,7 @@ func (s *Server) moduleRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/estimate/items", Auth: Any, Tag: "jobs", Handle: estimateItems,
 			Summary: "What a job of items would cost: the module, the count of items (1 to 10,000) and its options " +
 				"(emails: mode; brand_assets: capture_screenshot), priced as POST /api/jobs/{type} charges",
-			Request: ItemEstimateRequest{}, Response: ItemEstimate{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 422}},
+			Request: itemEstimateDoc(), Response: ItemEstimate{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 422}},
 	}
 }
 
@@ -175,13 +196,12 @@ func listItemModules(w http.ResponseWriter, r *http.Request, _ *Caller) error {
 		if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
 			continue
 		}
-		per, _ := pricing.PerItem(e.Slug)
 		label := e.Label.FR
 		if en {
 			label = e.Label.EN
 		}
 		out.Modules = append(out.Modules, ItemModule{Slug: e.Slug, Endpoint: *e.APIEndpoint, Label: label,
-			Needs: e.Needs, Produces: e.Produces, EFPerItem: per})
+			Needs: e.Needs, Produces: e.Produces, EFPerItem: e.EFPerItem})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -195,7 +215,7 @@ func estimateItems(w http.ResponseWriter, r *http.Request, _ *Caller) error {
 		return err
 	}
 	module := strings.ReplaceAll(req.Module, "-", "_")
-	ef, err := jobs.ItemPrice(module, req.Count, jobs.ItemRequest{Mode: req.Mode, CaptureScreenshot: req.CaptureScreenshot})
+	ef, err := jobs.ItemPrice(module, req.Count, jobs.ItemRequest{Options: req.Options})
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,9 @@ type App struct {
 	Pipelines *pipelines.Service
 	// Veille replays scrapes and pipelines on schedule and diffs them.
 	Veille *veille.Service
-	Server *api.Server
+	// Modules are the enrichment modules bound to the registry's slugs.
+	Modules *enrich.Set
+	Server  *api.Server
 
 	queue queue.Queue
 	db    store.DB
@@ -110,7 +112,7 @@ type App struct {
 
 // New wires the services over the adapters; opts choose what the HTTP
 // surface mounts (a Lambda mounts its route group only).
-func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
+func New(cfg config.Config, ad Adapters, opts ...api.Option) (*App, error) {
 	limits := ratelimit.New(ad.DB, ad.Now)
 	acc := newAccounts(cfg, ad, limits)
 	ks := keys.New(ad.DB, limits, acc.NextID, ad.Now)
@@ -135,7 +137,10 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 	// source at creation, the workers run them.
 	srcs := newSources(cfg, guard, prov, sc.Gazetteer, ad.DB, ad.Files, ad.Now, ad.Log)
 	srcs.importHosts = importHosts(cfg, guard)
-	mods := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
+	mods, err := newModules(cfg, guard, prov, sc.Gazetteer, ad.Files, srcs, ad.Log)
+	if err != nil {
+		return nil, err
+	}
 	// One order, no forward declaration: the services, then the engine
 	// over them, attached to the jobs as their runner (jobs.Runner); the
 	// event feed and the pipelines listen to jobs' ends (jobs.Listener).
@@ -168,7 +173,7 @@ func New(cfg config.Config, ad Adapters, opts ...api.Option) *App {
 		BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 	}, opts...)
 	return &App{Accounts: acc, Keys: ks, Features: fs, Scrape: sc, Jobs: js, Provider: prov, Engine: eng, Webhooks: wh,
-		Pipelines: ps, Veille: vs, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}
+		Pipelines: ps, Veille: vs, Modules: mods, Server: srv, queue: ad.Queue, db: ad.DB, log: ad.Log}, nil
 }
 
 // newAccounts is the account service, with the captcha when one is

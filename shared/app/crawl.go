@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,7 +25,7 @@ const CrawlerAgent = "ProspectDataBot"
 // connecting) and, with the simulated map provider, the sim world's
 // fixture web answers its own hosts (*.sim.test) in front of it.
 func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, gaz func() (*gazetteer.Gazetteer, error),
-	files blob.Store, srcs *sources, log *slog.Logger) *enrich.Set {
+	files blob.Store, srcs *sources, log *slog.Logger) (*enrich.Set, error) {
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if cfg.MapProvider == "sim" {
 		tr = simWeb{prov: prov, next: tr}
@@ -39,11 +40,14 @@ func newModules(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 	)
 	mods = append(mods, techstackModules()...)
 	mods = append(mods, srcs.modules()...)
-	set := enrich.NewSet(f, log, mods...)
+	set, err := enrich.NewSet(f, log, mods...)
+	if err != nil {
+		return nil, fmt.Errorf("enrichment modules: %w", err)
+	}
 	if cfg.MapProvider == "sim" {
 		set.WebSource("sim")
 	}
-	return set
+	return set, nil
 }
 
 // simWeb answers the sim world's hosts from its fixture web and hands

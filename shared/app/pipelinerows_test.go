@@ -13,6 +13,7 @@ import (
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // numbered is an item source of n rows (nom, telephone).
@@ -49,7 +50,8 @@ func TestPipelineStageTakesEveryRow(t *testing.T) {
 	checkStage := func(t *testing.T, id string, rows int) {
 		t.Helper()
 		p := waitJob(t, c, id, finished)
-		want, _ := pricing.ItemEF("phone_info", rows, pricing.ItemOptions{})
+		phoneInfo, _ := registry.Lookup(registry.PhoneInfo)
+		want, _ := pricing.ItemEF(phoneInfo, rows, nil)
 		if p["status"] != "done" || p["results_count"] != float64(rows) || p["grid_points_count"] != float64(rows) ||
 			p["ef_cost"] != want {
 			t.Fatalf("the stage over %d rows: status %v, %v rows of %v items, %v EF (want %v)",

@@ -25,6 +25,20 @@ func waitPipeline(t *testing.T, c *apptest.Client, id string) map[string]any {
 	return nil
 }
 
+// waitEvent polls the event feed until an event of the type names id: a
+// pipeline's event is appended just after its status is written, so a
+// client that saw the status may read the feed a moment before it.
+func waitEvent(t *testing.T, c *apptest.Client, typ, id string) {
+	t.Helper()
+	var feed string
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if feed = string(c.Do("GET", "/api/events?types="+typ, nil).Must(t, 200).Body); strings.Contains(feed, id) {
+			return
+		}
+	}
+	t.Errorf("no %s event for %s: %s", typ, id, feed)
+}
+
 // TestPipelineRuns: a scrape → emails → filter → sort pipeline runs to
 // done, each stage a job created from its predecessor's rows; its output
 // job is the sort's; a filter keeping nothing short-circuits its branch;
@@ -80,10 +94,7 @@ func TestPipelineRuns(t *testing.T) {
 	if j := c.Do("GET", "/api/jobs/"+stages["e"]["id"].(string), nil).Must(t, 200).JSON(); j["pipeline_id"] != id {
 		t.Errorf("stage job's pipeline_id %v", j["pipeline_id"])
 	}
-	feed := string(c.Do("GET", "/api/events?types=pipeline.completed", nil).Must(t, 200).Body)
-	if !strings.Contains(feed, id) {
-		t.Errorf("no pipeline.completed event: %s", feed)
-	}
+	waitEvent(t, c, "pipeline.completed", id)
 
 	// The filter node's input: the emails stage's columns, typed, and
 	// a preview of other rules over them.

@@ -16,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -60,11 +61,14 @@ func TestBrandScreenshotFailures(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, newWorld(), envOpts{deps: func(d *Deps) {
-				d.Modules = enrich.NewSet(crawl.New(crawl.Deps{Transport: siteWeb{}}), nil,
+				set, err := enrich.NewSet(crawl.New(crawl.Deps{Transport: siteWeb{}}), nil,
 					enrich.BrandModule(enrich.BrandDeps{Files: d.Files, BaseURL: "https://svc.test", Shots: tt.shots}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Modules = set
 			}})
-			yes := true
-			req := jobs.ItemRequest{CaptureScreenshot: &yes}
+			req := jobs.ItemRequest{Options: map[string]any{"capture_screenshot": true}}
 			for _, site := range []string{"https://fail1.fr", "https://ok.fr", "https://fail2.fr", ""} {
 				req.Items = append(req.Items, json.RawMessage(fmt.Sprintf(`{"nom":"x","site_web":%q}`, site)))
 			}
@@ -73,7 +77,7 @@ func TestBrandScreenshotFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			charged, _ := pricing.ItemEF("brand_assets", 4, pricing.ItemOptions{Screenshot: true})
+			charged, _ := pricing.ItemEF(brandAssets(), 4, registry.Values{"capture_screenshot": true})
 			j = e.wait(j.ID)
 			if j.Status != jobs.Done || j.ErrorCount != tt.failed || j.EFCost != charged {
 				t.Fatalf("job %s, error_count %d (want %d), ef %v", j.Status, j.ErrorCount, tt.failed, j.EFCost)
@@ -83,7 +87,7 @@ func TestBrandScreenshotFailures(t *testing.T) {
 				t.Errorf("logs:\n%s", logs)
 			}
 			// The account pays the screenshots taken only.
-			refund := float64(tt.unshot) * charged / 4 * enrich.ScreenshotShare
+			refund := float64(tt.unshot) * charged / 4 * enrich.ScreenshotShare()
 			it, err := e.db.Table(accounts.Table).Get(context.Background(),
 				store.Key{PK: accounts.UserPK(u.ID), SK: "EF#" + j.Created.UTC().Format("2006-01")})
 			if err != nil {
@@ -100,4 +104,10 @@ func TestBrandScreenshotFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// brandAssets is the brand_assets module's declaration.
+func brandAssets() registry.Entry {
+	e, _ := registry.Lookup(registry.BrandAssets)
+	return e
 }

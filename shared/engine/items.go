@@ -306,17 +306,8 @@ func (e *Engine) handleBatch(ctx context.Context, m message) error {
 // is the item's failure, not the worker's.
 func (e *Engine) runItems(ctx context.Context, j *jobs.Job, mod enrich.Module, items []batchItem) (itemOutcome, error) {
 	env := &enrich.Env{Session: e.sessions.get(j.ID, e.d.Modules), Job: enrich.Job{
-		ID: j.ID, UserID: j.UserID, Screenshot: j.CaptureScreenshot,
+		ID: j.ID, UserID: j.UserID, Options: j.Options(),
 	}}
-	if j.EmailMode != nil {
-		env.Job.Mode = *j.EmailMode
-	}
-	if j.MaxReviews != nil {
-		env.Job.MaxReviews = *j.MaxReviews
-	}
-	if j.PeriodMonths != nil {
-		env.Job.PeriodMonths = *j.PeriodMonths
-	}
 	cols := len(mod.Columns())
 	res := make([]enrich.Result, len(items))
 	errs := make([]error, len(items))

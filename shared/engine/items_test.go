@@ -57,7 +57,10 @@ func (m *fakeSocials) Run(ctx context.Context, env *enrich.Env, in enrich.Input)
 }
 
 func itemEnv(t testing.TB, m enrich.Module) *env {
-	set := enrich.NewSet(crawl.New(crawl.Deps{}), nil, m)
+	set, err := enrich.NewSet(crawl.New(crawl.Deps{}), nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return newEnv(t, newWorld(), envOpts{deps: func(d *Deps) { d.Modules = set }})
 }
 

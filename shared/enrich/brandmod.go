@@ -16,7 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/brand"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // brandColumns are brand_assets' Produces list.
@@ -55,7 +55,7 @@ type brandModule struct{ d BrandDeps }
 // BrandModule is the brand_assets module.
 func BrandModule(d BrandDeps) Module { return &brandModule{d: d} }
 
-func (m *brandModule) Slug() string      { return "brand_assets" }
+func (m *brandModule) Slug() string      { return registry.BrandAssets }
 func (m *brandModule) Columns() []string { return brandColumns }
 func (m *brandModule) Reads() []string   { return []string{"site_web"} }
 
@@ -64,8 +64,8 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 	// A screenshot asked for and not taken is not charged, whatever the
 	// reason (no site, a site down, the browser failing).
 	unshot := 0.0
-	if env.Job.Screenshot {
-		unshot = ScreenshotShare
+	if env.Job.Options.Bool("capture_screenshot") {
+		unshot = ScreenshotShare()
 	}
 	site, ok := SiteURL(in["site_web"])
 	if !ok {
@@ -91,7 +91,7 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 		}
 	}
 	r := Result{Values: out, Found: out[0] != "" || out[3] != ""}
-	if env.Job.Screenshot {
+	if env.Job.Options.Bool("capture_screenshot") {
 		if err := m.shoot(ctx, env, site, &r, out); err != nil {
 			return Result{}, err
 		}
@@ -170,7 +170,7 @@ func (m *brandModule) shoot(ctx context.Context, env *Env, site *url.URL, r *Res
 		// says why, and the screenshot's surcharge is given back.
 		r.Failure = fmt.Sprintf("Screenshot of %s failed: %v.", site.Redacted(), err)
 		r.FailureFR = fmt.Sprintf("Capture d'écran de %s en échec : %v.", site.Redacted(), err)
-		r.Uncharged = ScreenshotShare
+		r.Uncharged = ScreenshotShare()
 	default:
 		local, err := m.store(ctx, env, "screenshot", "png", png)
 		if err != nil {
@@ -182,8 +182,13 @@ func (m *brandModule) shoot(ctx context.Context, env *Env, site *url.URL, r *Res
 }
 
 // ScreenshotShare is the share of a brand_assets item's price that its
-// screenshot stands for (pricing.ScreenshotFactor times the price without).
-const ScreenshotShare = 1 - 1/pricing.ScreenshotFactor
+// screenshot stands for: the capture_screenshot option multiplies the
+// price without by its factor.
+func ScreenshotShare() float64 {
+	e, _ := registry.Lookup(registry.BrandAssets)
+	o, _ := e.Option("capture_screenshot")
+	return 1 - 1/o.Factor["true"]
+}
 
 // errNoBrowser is the screenshot failure of a server without Chromium.
 var errNoBrowser = errors.New("no browser on this server")

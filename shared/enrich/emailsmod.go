@@ -8,6 +8,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/emails"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // DeepPages bounds the deep mode's crawl of one site: the home page and
@@ -19,10 +20,10 @@ const DeepPages = 25
 // site (those pages first).
 func emailsModule() Module {
 	return &siteModule{
-		slug: "emails", columns: emails.Columns,
+		slug: registry.Emails, columns: emails.Columns,
 		gather: func(ctx context.Context, env *Env, site *url.URL, h *crawl.Page) []*crawl.Page {
 			pages := contactPages(ctx, env, site, h)
-			if env.Job.Mode == "deep" {
+			if env.Job.Options.String("mode") == "deep" {
 				pages = deepCrawl(ctx, env, pages, DeepPages)
 			}
 			return pages

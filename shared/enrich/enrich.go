@@ -10,8 +10,10 @@ package enrich
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // Input is the cells of an item a module reads (its Reads keys).
@@ -28,13 +31,9 @@ type Input map[string]string
 type Job struct {
 	ID     string
 	UserID int64
-	// Mode is the emails module's mode (normal or deep).
-	Mode string
-	// Screenshot is brand_assets' capture_screenshot.
-	Screenshot bool
-	// MaxReviews and PeriodMonths are the reviews module's (0 months:
-	// no limit).
-	MaxReviews, PeriodMonths int
+	// Options are the job's settings: every option of its module
+	// (registry.Entry.Options), defaults filled.
+	Options registry.Values
 }
 
 // Env is a module's view of one item's run.
@@ -137,8 +136,12 @@ func (s *Set) WebSource(name string) *Set {
 	return s
 }
 
-// NewSet returns the set of mods over the fetcher.
-func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) *Set {
+// NewSet returns the set of mods over the fetcher: the binding of the
+// registry's modules to their code. A module is bound once, to a slug the
+// registry declares as a module of items, with the registry's columns
+// (Produces) in their order: the registry says what a module is, its code
+// only how it runs, and NewSet refuses a binding that disagrees.
+func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) (*Set, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -147,9 +150,19 @@ func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) *Set {
 		if m == nil {
 			continue
 		}
-		s.mods[m.Slug()] = m
+		slug := m.Slug()
+		e, ok := registry.Lookup(slug)
+		switch {
+		case !ok || !e.Items():
+			return nil, fmt.Errorf("module %q: the registry declares no module of items of that slug", slug)
+		case !slices.Equal(m.Columns(), e.Produces):
+			return nil, fmt.Errorf("module %q: columns %v, the registry's are %v", slug, m.Columns(), e.Produces)
+		case s.mods[slug] != nil:
+			return nil, fmt.Errorf("module %q bound twice", slug)
+		}
+		s.mods[slug] = m
 	}
-	return s
+	return s, nil
 }
 
 // Lookup returns the module of a slug.

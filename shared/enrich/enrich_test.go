@@ -113,7 +113,11 @@ func testSet(t *testing.T) *enrich.Set {
 	mods := append(enrich.SiteModules(),
 		enrich.BrandModule(enrich.BrandDeps{Files: files, BaseURL: "https://svc.example"}),
 		enrich.TechstackModule(techstack.Columns, func() (enrich.TechDetector, error) { return loadTech() }))
-	return enrich.NewSet(f, nil, mods...)
+	set, err := enrich.NewSet(f, nil, mods...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
 
 // run runs a module of the set over one item.
@@ -250,4 +254,41 @@ func TestModulesStayOnPublicAddressesAndObeyRobots(t *testing.T) {
 	if n := privateHome.Load(); n != 0 {
 		t.Errorf("a page robots.txt forbids was fetched %d times", n)
 	}
+}
+
+// TestNewSetBinding: a set binds a module once, to a slug the registry
+// declares as a module of items, with the registry's columns in order.
+func TestNewSetBinding(t *testing.T) {
+	tests := []struct {
+		name string
+		mods []enrich.Module
+		want string // in the error; "" for none
+	}{
+		{"the registry's columns", []enrich.Module{fakeModule{"socials", []string{"social_facebook", "social_instagram", "social_linkedin", "social_twitter", "social_tiktok", "social_youtube"}}}, ""},
+		{"a slug the registry lacks", []enrich.Module{fakeModule{"horoscope", []string{"sign"}}}, "declares no module"},
+		{"a module that runs over no items", []enrich.Module{fakeModule{"scrap", []string{"nom"}}}, "declares no module"},
+		{"columns out of order", []enrich.Module{fakeModule{"dead_check", []string{}}}, "columns"},
+		{"bound twice", []enrich.Module{fakeModule{"dead_check", []string{"site_alive"}}, fakeModule{"dead_check", []string{"site_alive"}}}, "twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := enrich.NewSet(nil, nil, tt.mods...)
+			if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// fakeModule is a module that only says what it is.
+type fakeModule struct {
+	slug string
+	cols []string
+}
+
+func (m fakeModule) Slug() string      { return m.slug }
+func (m fakeModule) Columns() []string { return m.cols }
+func (m fakeModule) Reads() []string   { return nil }
+func (m fakeModule) Run(context.Context, *enrich.Env, enrich.Input) (enrich.Result, error) {
+	return enrich.Result{}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // LegalDataModule is the legal_data module over the company registers
@@ -21,7 +22,7 @@ type legalDataModule struct {
 
 var _ Sourced = (*legalDataModule)(nil)
 
-func (m *legalDataModule) Slug() string      { return "legal_data" }
+func (m *legalDataModule) Slug() string      { return registry.LegalData }
 func (m *legalDataModule) Columns() []string { return registers.LegalDataColumns }
 func (m *legalDataModule) Source() string    { return m.source }
 

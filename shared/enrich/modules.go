@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/enrich/mentions"
 	"github.com/prospectdata/svc/shared/enrich/phones"
 	"github.com/prospectdata/svc/shared/enrich/socials"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // siteModule is a module over the pages of an item's site: it reads
@@ -85,21 +86,21 @@ func SiteModules() []Module {
 	return []Module{
 		emailsModule(),
 		&siteModule{
-			slug: "socials", columns: socials.Columns, gather: contactPages,
+			slug: registry.Socials, columns: socials.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				v := socials.Find(pages).Values()
 				return v, anyValue(v)
 			},
 		},
 		&siteModule{
-			slug: "legal_ids", columns: legalids.Columns, gather: contactPages,
+			slug: registry.LegalIDs, columns: legalids.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				v := legalids.Find(pages).Values()
 				return v, anyValue(v)
 			},
 		},
 		&siteModule{
-			slug: "legal_mentions", columns: mentions.Columns, gather: contactPages,
+			slug: registry.LegalMentions, columns: mentions.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				for _, p := range pages {
 					if mentions.IsLegalPage(p) {
@@ -111,7 +112,7 @@ func SiteModules() []Module {
 			},
 		},
 		&siteModule{
-			slug: "phones_extra", columns: phones.Columns, extra: []string{"telephone"}, gather: contactPages,
+			slug: registry.PhonesExtra, columns: phones.Columns, extra: []string{"telephone"}, gather: contactPages,
 			extract: func(_ *Env, in Input, pages []*crawl.Page) ([]string, bool) {
 				v := phones.Find(pages, regionOf(pages[0].URL), in["telephone"]).Values()
 				return v, anyValue(v)
@@ -119,7 +120,7 @@ func SiteModules() []Module {
 		},
 		pricingModule(),
 		&siteModule{
-			slug: "ads_intelligence", columns: ads.Columns, gather: homeOnly,
+			slug: registry.AdsIntelligence, columns: ads.Columns, gather: homeOnly,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				return ads.Analyze(pages).Values(), true
 			},
@@ -141,7 +142,7 @@ type TechDetector interface {
 // load: a process that runs no techstack job, such as an API function,
 // never pays it).
 func TechstackModule(columns []string, load func() (TechDetector, error)) Module {
-	return &techstackModule{siteModule{slug: "techstack", columns: columns, gather: homeOnly}, load}
+	return &techstackModule{siteModule{slug: registry.Techstack, columns: columns, gather: homeOnly}, load}
 }
 
 type techstackModule struct {
@@ -182,7 +183,7 @@ func regionOf(u *url.URL) string {
 // (parked, for sale, a host's default page), deadsite.Classify.
 type deadCheck struct{}
 
-func (deadCheck) Slug() string      { return "dead_check" }
+func (deadCheck) Slug() string      { return registry.DeadCheck }
 func (deadCheck) Columns() []string { return []string{"site_alive"} }
 func (deadCheck) Reads() []string   { return []string{"site_web"} }
 

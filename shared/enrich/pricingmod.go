@@ -7,13 +7,14 @@ import (
 
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // pricingModule is the pricing module: over the contact pages and the
 // site's pricing pages.
 func pricingModule() Module {
 	return &siteModule{
-		slug: "pricing", columns: pricing.Columns, gather: pricingPages,
+		slug: registry.Pricing, columns: pricing.Columns, gather: pricingPages,
 		extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 			v := pricing.Find(pages).Values()
 			return v, anyValue(v)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // reviews reads the latest reviews of each row's place through the map
@@ -44,7 +45,7 @@ func ReviewsModule(d ReviewsDeps) Module {
 	return &reviewsModule{d: d}
 }
 
-func (m *reviewsModule) Slug() string      { return "reviews" }
+func (m *reviewsModule) Slug() string      { return registry.Reviews }
 func (m *reviewsModule) Columns() []string { return []string{"reviews_list", "owner_replied"} }
 func (m *reviewsModule) Reads() []string   { return []string{"lien_maps"} }
 func (m *reviewsModule) Source() string    { return m.d.Provider.Name() }
@@ -70,7 +71,7 @@ func (m *reviewsModule) Run(ctx context.Context, env *Env, in Input) (Result, er
 		// A link of another provider, or none: nothing to read.
 		return Result{Values: out}, nil
 	}
-	limit := env.Job.MaxReviews
+	limit, _ := env.Job.Options.Int("max_reviews")
 	if limit <= 0 {
 		limit = 10
 	}
@@ -85,8 +86,8 @@ func (m *reviewsModule) Run(ctx context.Context, env *Env, in Input) (Result, er
 		return Result{Values: out, Unreachable: true}, nil
 	}
 	var since time.Time
-	if env.Job.PeriodMonths > 0 {
-		since = m.d.Now().AddDate(0, -env.Job.PeriodMonths, 0)
+	if months, _ := env.Job.Options.Int("period_months"); months > 0 {
+		since = m.d.Now().AddDate(0, -months, 0)
 	}
 	list := make([]listedReview, 0, len(rs))
 	known, replied := false, false

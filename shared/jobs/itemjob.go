@@ -19,40 +19,61 @@ import (
 )
 
 // ItemRequest is the body of POST /api/jobs/{type} (spec: "Item-driven job
-// request"), with the overrides of the modules that have some. Items stay
+// request"), with the settings of the modules that have some. Items stay
 // raw until CreateItems reads them one by one, so that a bad entry is a
 // 422 naming its index.
 type ItemRequest struct {
 	Items       []json.RawMessage `json:"items"`
 	SourceJobID *string           `json:"source_job_id,omitempty"`
-	// Mode is the emails module's: normal (default) or deep.
-	Mode *string `json:"mode,omitempty"`
-	// CaptureScreenshot is the brand_assets module's (default false).
-	CaptureScreenshot *bool `json:"capture_screenshot,omitempty"`
-	// MaxReviews and PeriodMonths are the reviews module's.
-	MaxReviews   *int `json:"max_reviews,omitempty"`
-	PeriodMonths *int `json:"period_months,omitempty"`
-	// LiveMode is phone_info's: cache_only, the only value.
-	LiveMode *string `json:"live_mode,omitempty"`
+	// Options are the body's fields that are some module's option
+	// (registry.Option), by name, as decoded: the module's
+	// registry.Entry.Read checks them.
+	Options map[string]any `json:"-"`
 }
 
-// The reviews module's overrides: max_reviews 1 to MaxReviewsLimit
-// (default DefaultMaxReviews), period_months 0 (unlimited) to
-// MaxPeriodMonths (default 0). docs/data-sources.md.
-const (
-	DefaultMaxReviews = 10
-	MaxReviewsLimit   = 100
-	MaxPeriodMonths   = 120
-)
+// UnmarshalJSON reads the items and the source, and every field that is
+// some module's option into Options; other fields are ignored, as in any
+// body.
+func (r *ItemRequest) UnmarshalJSON(b []byte) error {
+	type plain ItemRequest
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	opts, err := ReadOptions(b)
+	if err != nil {
+		return err
+	}
+	*r = ItemRequest(p)
+	r.Options = opts
+	return nil
+}
 
-// LiveModeCacheOnly is phone_info's only live_mode (spec: node table).
-const LiveModeCacheOnly = "cache_only"
-
-// Email modes of the emails module.
-const (
-	EmailModeNormal = "normal"
-	EmailModeDeep   = "deep"
-)
+// ReadOptions reads the fields of a JSON object that are some module's
+// option (registry.IsOption), by name, as decoded (string, bool, float64,
+// nil for null); nil when there are none. A body that sets options
+// (POST /api/jobs/{type}, POST /api/estimate/items) reads them with it.
+func ReadOptions(body []byte) (map[string]any, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	for name, raw := range fields {
+		if !registry.IsOption(name) {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[name] = v
+	}
+	return out, nil
+}
 
 // InputKey is the file holding an item job's input: a first line with the
 // JSON array of its columns (ItemColumns), then one JSON array of cells
@@ -77,25 +98,26 @@ func (s *Service) deleteFiles(ctx context.Context, j *Job) error {
 // the request's options (mode, capture_screenshot), read as CreateItems
 // reads them: POST /api/estimate/items shows it before the job starts.
 func ItemPrice(module string, n int, r ItemRequest) (float64, error) {
-	if !ItemModule(module) {
+	e, ok := registry.Lookup(module)
+	if !ok || !e.Items() {
 		return 0, apperr.Fields(apperr.Field("module", "module inconnu ou sans items", "unknown module, or one without items"))
 	}
 	if n < 1 || n > MaxItems {
 		return 0, apperr.Fields(apperr.Field("count", "entre 1 et 10 000", "from 1 to 10,000"))
 	}
-	opts, _, err := itemOptions(module, r)
+	v, err := e.Read(r.Options)
 	if err != nil {
 		return 0, err
 	}
-	ef, _ := pricing.ItemEF(module, n, opts)
+	ef, _ := pricing.ItemEF(e, n, v)
 	return ef, nil
 }
 
 // ItemModule tells whether a job type runs over items (every module of
-// the registry but the scrape and the pipeline tools).
+// the registry with an item price).
 func ItemModule(jobType string) bool {
-	_, ok := pricing.ItemEF(jobType, 0, pricing.ItemOptions{})
-	return ok
+	e, ok := registry.Lookup(jobType)
+	return ok && e.Items()
 }
 
 // CreateItems creates an item-driven job of a module for the user: the
@@ -113,7 +135,7 @@ func (s *Service) CreateItems(ctx context.Context, u *accounts.User, module stri
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckItems(items, st.needs); err != nil {
+	if err := CheckItems(items, st.module.Needs); err != nil {
 		return nil, err
 	}
 	return s.createItems(ctx, u, module, r, st, func(ctx context.Context, id string) (int, error) {
@@ -145,7 +167,7 @@ func (s *Service) CreateItemsFrom(ctx context.Context, u *accounts.User, module 
 		return nil, err
 	}
 	cols := src.Columns()
-	for _, key := range st.needs {
+	for _, key := range st.module.Needs {
 		if !slices.Contains(cols, key) {
 			return nil, apperr.Fields(apperr.Field("items",
 				fmt.Sprintf("Les lignes n'ont pas la colonne %q, requise par ce module.", key),
@@ -163,41 +185,25 @@ func (s *Service) CreateItemsFrom(ctx context.Context, u *accounts.User, module 
 
 // itemSettings are an item request's checked settings.
 type itemSettings struct {
-	needs      []string
-	opts       pricing.ItemOptions
-	mode       string
-	maxReviews *int
-	period     *int
+	module registry.Entry
+	values registry.Values
 }
 
-// itemSettings admits the user and checks the request's overrides.
+// itemSettings admits the user and checks the request's settings against
+// the module's options.
 func (s *Service) itemSettings(ctx context.Context, u *accounts.User, module string, r ItemRequest) (itemSettings, error) {
 	var st itemSettings
 	e, ok := registry.Lookup(module)
-	if !ok || !ItemModule(module) {
+	if !ok || !e.Items() {
 		return st, apperr.Missing()
 	}
-	st.needs = e.Needs
+	st.module = e
 	if err := s.admit(ctx, u); err != nil {
 		return st, err
 	}
 	var err error
-	if st.opts, st.mode, err = itemOptions(module, r); err != nil {
-		return st, err
-	}
-	if st.maxReviews, st.period, err = reviewsOptions(module, r); err != nil {
-		return st, err
-	}
-	if r.LiveMode != nil {
-		if module != "phone_info" {
-			return st, apperr.Fields(apperr.Field("live_mode", "live_mode n'existe que pour le module phone_info.",
-				"live_mode only applies to the phone_info module."))
-		}
-		if *r.LiveMode != LiveModeCacheOnly {
-			return st, apperr.Fields(apperr.Field("live_mode", "live_mode vaut cache_only.", "live_mode is cache_only."))
-		}
-	}
-	return st, nil
+	st.values, err = e.Read(r.Options)
+	return st, err
 }
 
 // createItems writes the job's input (write, which says how many items
@@ -223,7 +229,7 @@ func (s *Service) createItems(ctx context.Context, u *accounts.User, module stri
 		s.dropInput(ctx, id)
 		return nil, err
 	}
-	ef, _ := pricing.ItemEF(module, n, st.opts)
+	ef, _ := pricing.ItemEF(st.module, n, st.values)
 	now := s.d.Now()
 	source := s.d.Source
 	if s.d.ModuleSource != nil {
@@ -235,12 +241,8 @@ func (s *Service) createItems(ctx context.Context, u *accounts.User, module stri
 		ExpiresAt: formatTime(now.Add(Retention)), Source: source, UserID: u.ID, Created: now,
 		Breakdown:   Breakdown{ByQuery: map[string]int{}, ByZone: map[string]int{}},
 		DeadQueries: []string{}, QueryStats: map[string]QueryStat{}, ExtraColumns: []string{},
-		CaptureScreenshot: st.opts.Screenshot, MaxReviews: st.maxReviews, PeriodMonths: st.period,
 	}
-	if st.mode != "" {
-		mode := st.mode
-		j.EmailMode = &mode
-	}
+	j.setOptions(st.values)
 	if r.SourceJobID != nil && *r.SourceJobID != "" {
 		src := *r.SourceJobID
 		j.SourceJobID = &src
@@ -261,71 +263,6 @@ func (s *Service) dropInput(ctx context.Context, id string) {
 		!errors.Is(err, blob.ErrNotFound) && s.d.Log != nil {
 		s.d.Log.Warn("input of a refused job not deleted", "job", id, "err", err)
 	}
-}
-
-// itemOptions reads the overrides: mode only for emails, capture_screenshot
-// only for brand_assets (422 elsewhere, so that a misplaced option is not
-// silently ignored).
-func itemOptions(module string, r ItemRequest) (pricing.ItemOptions, string, error) {
-	var o pricing.ItemOptions
-	mode := ""
-	if r.Mode != nil {
-		if module != "emails" {
-			return o, "", apperr.Fields(apperr.Field("mode", "mode n'existe que pour le module emails.",
-				"mode only applies to the emails module."))
-		}
-		switch *r.Mode {
-		case EmailModeNormal, EmailModeDeep:
-			mode = *r.Mode
-		default:
-			return o, "", apperr.Fields(apperr.Field("mode", "mode vaut normal ou deep.", "mode is normal or deep."))
-		}
-	} else if module == "emails" {
-		mode = EmailModeNormal
-	}
-	o.Deep = mode == EmailModeDeep
-	if r.CaptureScreenshot != nil {
-		if module != "brand_assets" {
-			return o, "", apperr.Fields(apperr.Field("capture_screenshot",
-				"capture_screenshot n'existe que pour le module brand_assets.",
-				"capture_screenshot only applies to the brand_assets module."))
-		}
-		o.Screenshot = *r.CaptureScreenshot
-	}
-	return o, mode, nil
-}
-
-// reviewsOptions reads max_reviews and period_months: only on reviews
-// jobs (422 elsewhere), where they default to DefaultMaxReviews and 0
-// (spec: JobPublic, null on every other type).
-func reviewsOptions(module string, r ItemRequest) (maxReviews, period *int, err error) {
-	if module != "reviews" {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"max_reviews", r.MaxReviews != nil}, {"period_months", r.PeriodMonths != nil}} {
-			if f.set {
-				return nil, nil, apperr.Fields(apperr.Field(f.name, f.name+" n'existe que pour le module reviews.",
-					f.name+" only applies to the reviews module."))
-			}
-		}
-		return nil, nil, nil
-	}
-	m, p := DefaultMaxReviews, 0
-	if r.MaxReviews != nil {
-		if m = *r.MaxReviews; m < 1 || m > MaxReviewsLimit {
-			return nil, nil, apperr.Fields(apperr.Field("max_reviews",
-				fmt.Sprintf("max_reviews va de 1 à %d.", MaxReviewsLimit), fmt.Sprintf("max_reviews is 1 to %d.", MaxReviewsLimit)))
-		}
-	}
-	if r.PeriodMonths != nil {
-		if p = *r.PeriodMonths; p < 0 || p > MaxPeriodMonths {
-			return nil, nil, apperr.Fields(apperr.Field("period_months",
-				fmt.Sprintf("period_months va de 0 (sans limite) à %d.", MaxPeriodMonths),
-				fmt.Sprintf("period_months is 0 (unlimited) to %d.", MaxPeriodMonths)))
-		}
-	}
-	return &m, &p, nil
 }
 
 // parseItems reads each raw item (422 naming the first bad one). The count

@@ -14,6 +14,7 @@ import (
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/scrape"
 )
 
@@ -125,38 +126,49 @@ func TestItemOptions(t *testing.T) {
 	tests := []struct {
 		name   string
 		module string
-		set    func(r *jobs.ItemRequest)
+		set    string // the body's option fields
 		field  string // 422 naming it; "" for success
 		want   want
 	}{
-		{"emails: mode defaults to normal", "emails", func(*jobs.ItemRequest) {}, "", want{"normal", -1, -1, 1}},
-		{"emails: deep", "emails", func(r *jobs.ItemRequest) { r.Mode = ptr("deep") }, "", want{"deep", -1, -1, pricing.DeepFactor}},
-		{"emails: another mode", "emails", func(r *jobs.ItemRequest) { r.Mode = ptr("turbo") }, "mode", want{}},
-		{"mode on another module", "socials", func(r *jobs.ItemRequest) { r.Mode = ptr("normal") }, "mode", want{}},
-		{"brand_assets: screenshot", "brand_assets", func(r *jobs.ItemRequest) { r.CaptureScreenshot = ptr(true) }, "",
-			want{"", -1, -1, pricing.ScreenshotFactor}},
-		{"brand_assets: no screenshot", "brand_assets", func(r *jobs.ItemRequest) { r.CaptureScreenshot = ptr(false) }, "",
+		{"emails: mode defaults to normal", "emails", ``, "", want{"normal", -1, -1, 1}},
+		{"emails: deep", "emails", `"mode":"deep"`, "", want{"deep", -1, -1, 5}},
+		{"emails: another mode", "emails", `"mode":"turbo"`, "mode", want{}},
+		{"mode on another module", "socials", `"mode":"normal"`, "mode", want{}},
+		{"brand_assets: screenshot", "brand_assets", `"capture_screenshot":true`, "",
+			want{"", -1, -1, 5}},
+		{"brand_assets: no screenshot", "brand_assets", `"capture_screenshot":false`, "",
 			want{"", -1, -1, 1}},
-		{"capture_screenshot on another module", "emails", func(r *jobs.ItemRequest) { r.CaptureScreenshot = ptr(true) },
+		{"capture_screenshot on another module", "emails", `"capture_screenshot":true`,
 			"capture_screenshot", want{}},
-		{"reviews: defaults 10 and 0", "reviews", func(*jobs.ItemRequest) {}, "", want{"", 10, 0, 1}},
-		{"reviews: 100 over 120 months", "reviews", func(r *jobs.ItemRequest) { r.MaxReviews, r.PeriodMonths = ptr(100), ptr(120) }, "",
+		{"reviews: defaults 10 and 0", "reviews", ``, "", want{"", 10, 0, 1}},
+		{"reviews: 100 over 120 months", "reviews", `"max_reviews":100,"period_months":120`, "",
 			want{"", 100, 120, 1}},
-		{"reviews: max_reviews 0", "reviews", func(r *jobs.ItemRequest) { r.MaxReviews = ptr(0) }, "max_reviews", want{}},
-		{"reviews: max_reviews 101", "reviews", func(r *jobs.ItemRequest) { r.MaxReviews = ptr(101) }, "max_reviews", want{}},
-		{"reviews: period_months -1", "reviews", func(r *jobs.ItemRequest) { r.PeriodMonths = ptr(-1) }, "period_months", want{}},
-		{"reviews: period_months 121", "reviews", func(r *jobs.ItemRequest) { r.PeriodMonths = ptr(121) }, "period_months", want{}},
-		{"max_reviews on another module", "emails", func(r *jobs.ItemRequest) { r.MaxReviews = ptr(5) }, "max_reviews", want{}},
-		{"period_months on another module", "socials", func(r *jobs.ItemRequest) { r.PeriodMonths = ptr(0) }, "period_months", want{}},
-		{"phone_info: cache_only", "phone_info", func(r *jobs.ItemRequest) { r.LiveMode = ptr("cache_only") }, "", want{"", -1, -1, 1}},
-		{"phone_info: another live_mode", "phone_info", func(r *jobs.ItemRequest) { r.LiveMode = ptr("live") }, "live_mode", want{}},
-		{"live_mode on another module", "emails", func(r *jobs.ItemRequest) { r.LiveMode = ptr("cache_only") }, "live_mode", want{}},
+		{"reviews: max_reviews 0", "reviews", `"max_reviews":0`, "max_reviews", want{}},
+		{"reviews: max_reviews 101", "reviews", `"max_reviews":101`, "max_reviews", want{}},
+		{"reviews: period_months -1", "reviews", `"period_months":-1`, "period_months", want{}},
+		{"reviews: period_months 121", "reviews", `"period_months":121`, "period_months", want{}},
+		{"max_reviews on another module", "emails", `"max_reviews":5`, "max_reviews", want{}},
+		{"period_months on another module", "socials", `"period_months":0`, "period_months", want{}},
+		{"phone_info: cache_only", "phone_info", `"live_mode":"cache_only"`, "", want{"", -1, -1, 1}},
+		{"phone_info: another live_mode", "phone_info", `"live_mode":"live"`, "live_mode", want{}},
+		{"a mode of the wrong type", "emails", `"mode":1`, "mode", want{}},
+		{"capture_screenshot of the wrong type", "brand_assets", `"capture_screenshot":"yes"`, "capture_screenshot", want{}},
+		{"max_reviews not an integer", "reviews", `"max_reviews":2.5`, "max_reviews", want{}},
+		{"a null option is not set", "socials", `"mode":null`, "", want{"", -1, -1, 1}},
+		{"a field that is no option is ignored", "socials", `"colour":"blue"`, "", want{"", -1, -1, 1}},
+		{"live_mode on another module", "emails", `"live_mode":"cache_only"`, "live_mode", want{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			req := itemRequest(site, site, site)
-			tt.set(&req)
+			body := `{"items":[` + site + `,` + site + `,` + site + `]`
+			if tt.set != "" {
+				body += "," + tt.set
+			}
+			var req jobs.ItemRequest
+			if err := json.Unmarshal([]byte(body+"}"), &req); err != nil {
+				t.Fatal(err)
+			}
 			j, err := e.svc.CreateItems(context.Background(), user(1), tt.module, req)
 			if tt.field != "" {
 				wantField(t, err, tt.field)
@@ -181,7 +193,8 @@ func TestItemOptions(t *testing.T) {
 					t.Fatalf("%s %v, want %d", f.name, f.got, f.want)
 				}
 			}
-			per, _ := pricing.PerItem(tt.module)
+			mod, _ := registry.Lookup(tt.module)
+			per := mod.EFPerItem
 			if want := float64(int(per*3*tt.want.screenshotFactor*100+0.5)) / 100; j.EFCost != want {
 				t.Fatalf("EF %v, want %v", j.EFCost, want)
 			}
@@ -356,7 +369,8 @@ func TestCreateItemsFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := pricing.ItemEF("socials", tt.n, pricing.ItemOptions{})
+			mod, _ := registry.Lookup("socials")
+			want, _ := pricing.ItemEF(mod, tt.n, nil)
 			if j.GridPointsCount != tt.n || j.EFCost != want {
 				t.Fatalf("%d items at %v EF, want %d at %v", j.GridPointsCount, j.EFCost, tt.n, want)
 			}
@@ -375,11 +389,11 @@ func TestItemPrice(t *testing.T) {
 		want   float64
 	}{
 		{"emails normal", "emails", 100, jobs.ItemRequest{}, "", 2},
-		{"emails deep", "emails", 100, jobs.ItemRequest{Mode: ptr("deep")}, "", 10},
+		{"emails deep", "emails", 100, jobs.ItemRequest{Options: map[string]any{"mode": "deep"}}, "", 10},
 		{"a module without items", "scrap", 1, jobs.ItemRequest{}, "module", 0},
 		{"no item", "emails", 0, jobs.ItemRequest{}, "count", 0},
 		{"10,001 items", "emails", jobs.MaxItems + 1, jobs.ItemRequest{}, "count", 0},
-		{"a misplaced option", "socials", 1, jobs.ItemRequest{Mode: ptr("deep")}, "mode", 0},
+		{"a misplaced option", "socials", 1, jobs.ItemRequest{Options: map[string]any{"mode": "deep"}}, "mode", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ef, err := jobs.ItemPrice(tt.module, tt.n, tt.req)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // Status is a job state.
@@ -34,7 +35,7 @@ func (s Status) Terminal() bool {
 func (s Status) Active() bool { return s == Pending || s == Running }
 
 // TypeScrap is the job type of a scrape.
-const TypeScrap = "scrap"
+const TypeScrap = registry.Scrap
 
 // DefaultCountry and DefaultScrapMode are the values JobPublic carries on
 // a job without scrape settings of its own: the spec gives every job the

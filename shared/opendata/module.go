@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/registry"
 )
-
-// Slug is the module's registry slug.
-const Slug = "opendata"
 
 // Columns are the registry's Produces list, in order.
 var Columns = []string{"site_web", "telephone", "email", "opendata_champs", "opendata_match", "opendata_source"}
@@ -47,7 +45,7 @@ type module struct {
 
 var _ enrich.Sourced = (*module)(nil)
 
-func (m *module) Slug() string      { return Slug }
+func (m *module) Slug() string      { return registry.Opendata }
 func (m *module) Columns() []string { return Columns }
 func (m *module) Source() string    { return m.source }
 

@@ -6,10 +6,8 @@ import (
 	"strconv"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/registry"
 )
-
-// Slug is the module's registry slug.
-const Slug = "pagespeed"
 
 // Columns are pagespeed's Produces list, in order.
 var Columns = []string{"perf_score", "seo_score", "accessibility_score", "best_practices_score", "lcp", "cls", "inp"}
@@ -33,7 +31,7 @@ type module struct {
 	source string
 }
 
-func (m *module) Slug() string      { return Slug }
+func (m *module) Slug() string      { return registry.PageSpeed }
 func (m *module) Columns() []string { return Columns }
 func (m *module) Reads() []string   { return []string{"site_web"} }
 func (m *module) Source() string    { return m.source }

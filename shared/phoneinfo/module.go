@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/registry"
 )
-
-// Slug is the module's registry slug.
-const Slug = "phone_info"
 
 // LiveModeCacheOnly is phone_info's only live_mode (the contract's): the
 // live columns are read through the per-number cache. With a LineLookup
@@ -73,7 +71,7 @@ type module struct {
 	fl flight
 }
 
-func (m *module) Slug() string      { return Slug }
+func (m *module) Slug() string      { return registry.PhoneInfo }
 func (m *module) Columns() []string { return Columns }
 func (m *module) Reads() []string   { return []string{"telephone", "country"} }
 func (m *module) Source() string    { return m.d.Source }

@@ -13,6 +13,7 @@ import (
 	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
+	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/sirene"
 )
@@ -129,13 +130,13 @@ func (c *Checker) checkNodes(ctx context.Context, u *accounts.User, d *Definitio
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
-		case "scrap":
+		case registry.Scrap:
 			set, err := scrapeSettings(n)
 			if err != nil {
 				return nil, err
 			}
 			nc.scrapes[id] = set
-		case "sirene":
+		case registry.Sirene:
 			cfg, err := sireneConfig(n)
 			if err == nil {
 				if ferr := cfg.CheckFields(); ferr != nil {
@@ -146,7 +147,7 @@ func (c *Checker) checkNodes(ctx context.Context, u *accounts.User, d *Definitio
 				return nil, refusal(ReasonDefinition, err)
 			}
 			nc.sirenes[id] = cfg
-		case "import":
+		case registry.Import:
 			r, err := c.importRows(ctx, u, n)
 			if err != nil {
 				return nil, err
@@ -163,7 +164,7 @@ func (c *Checker) priceSources(ctx context.Context, d *Definition, order []strin
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
-		case "scrap":
+		case registry.Scrap:
 			set := nc.scrapes[id]
 			plan, err := c.scrapePlan(n, set)
 			if err != nil {
@@ -175,7 +176,7 @@ func (c *Checker) priceSources(ctx context.Context, d *Definition, order []strin
 			out.Cost += plan.Estimate.EF
 			// The places it is expected to list, at most stop_at.
 			nc.rows[id] = math.Ceil(plan.Estimate.ExpectedPlaces)
-		case "sirene":
+		case registry.Sirene:
 			cfg := nc.sirenes[id]
 			if err := cfg.Validate(c.d.Scrape); err != nil {
 				return refusal(zonesOr(err), nodeErr(n.ID, err))
@@ -203,18 +204,19 @@ func (c *Checker) priceStages(d *Definition, order []string, rows map[string]flo
 		in := rows[p]
 		nt, _ := c.t.Lookup(n.Type)
 		switch n.Type {
-		case "filter":
+		case registry.Filter:
 			rows[id] = in
-		case "sort":
+		case registry.Sort:
 			rows[id] = in
 			if top, ok := number(n.Config["top_n"]); ok && top < in {
 				rows[id] = top
 			}
 		default:
-			opts := pricing.ItemOptions{Deep: n.Config["mode"] == "deep", Screenshot: n.Config["capture_screenshot"] == true}
 			// A stage takes every row of its predecessor (docs/pipelines.md),
-			// so the worst case counts them all.
-			ef, _ := pricing.ItemEF(nt.Module, int(in), opts)
+			// so the worst case counts them all; the config was checked.
+			e, _ := registry.Lookup(nt.Module)
+			v, _ := e.Read(settings(e, n.Config))
+			ef, _ := pricing.ItemEF(e, int(in), v)
 			out.Cost += ef
 			rows[id] = in
 		}

@@ -17,15 +17,16 @@ const SchemaVersion = 1
 const MaxNodes = 20
 
 // Data types flowing between nodes (the input and output columns of the
-// node table): what a stage's rows hold.
+// node table): what a stage's rows hold. The registry declares them, since
+// a module's node names them.
 const (
-	Pois        = "pois"        // businesses
-	PoisEmail   = "pois_email"  // businesses with an email column
-	Verified    = "verified"    // emails verified
-	Reviews     = "reviews"     // businesses with their reviews
-	PoisAny     = "pois_any"    // input: pois or pois_email
-	AnyPois     = "any_pois"    // input: pois, pois_email or verified
-	Passthrough = "passthrough" // output: the input's type (filter, sort)
+	Pois        = registry.Pois
+	PoisEmail   = registry.PoisEmail
+	Verified    = registry.Verified
+	Reviews     = registry.ReviewRows
+	PoisAny     = registry.PoisAny
+	AnyPois     = registry.AnyPois
+	Passthrough = registry.Passthrough
 )
 
 // Compat is the compat map: an input type and the output types it accepts.
@@ -37,11 +38,11 @@ var Compat = map[string][]string{
 
 // Categories of node types.
 const (
-	CatSource  = "source"
-	CatEnrich  = "enrich"
-	CatVerify  = "verify"
-	CatCheck   = "check"
-	CatProcess = "process"
+	CatSource  = registry.NodeSource
+	CatEnrich  = registry.NodeEnrich
+	CatVerify  = registry.NodeVerify
+	CatCheck   = registry.NodeCheck
+	CatProcess = registry.NodeProcess
 )
 
 // Field types of a config schema.
@@ -128,7 +129,7 @@ func moduleNode(typ, cat, in, out, slug string, schema map[string]Field) NodeTyp
 
 // sourceNodes are the root node types: scrap, import and sirene.
 func sourceNodes() []NodeType {
-	scrap := moduleNode("scrap", CatSource, "", Pois, "scrap", fields(
+	scrap := moduleNode(registry.Scrap, CatSource, "", Pois, registry.Scrap, fields(
 		nf{"queries", Field{Type: TStrings, Required: true, Label: "Requêtes", MaxItems: 20}},
 		nf{"country", Field{Type: TString, Default: "FRA", Label: "Pays"}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
@@ -138,14 +139,14 @@ func sourceNodes() []NodeType {
 	))
 	scrap.Produces = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
 	scrap.Needs = []string{}
-	imp := moduleNode("import", CatSource, "", Pois, "import", fields(
+	imp := moduleNode(registry.Import, CatSource, "", Pois, registry.Import, fields(
 		nf{"source", Field{Type: TEnum, Required: true, Default: "paste", Enum: []string{"paste", "url", "from_job"}, Label: "Source"}},
 		nf{"text", Field{Type: TString, Default: "", Label: "Texte collé"}},
 		nf{"url", Field{Type: TString, Default: "", Label: "Adresse du tableur public"}},
 		nf{"from_job_id", Field{Type: TString, Default: "", Label: "Job source"}},
 	))
 	imp.Produces = []string{}
-	sirene := moduleNode("sirene", CatSource, "", Pois, "sirene", fields(
+	sirene := moduleNode(registry.Sirene, CatSource, "", Pois, registry.Sirene, fields(
 		nf{"activites", Field{Type: TStrings, Required: true, Label: "Activités (métier ou code NAF)", MaxItems: 20}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
 		nf{"etablissements", Field{Type: TEnum, Default: "tous", Enum: []string{"tous", "sieges"}, Label: "Établissements"}},
@@ -159,45 +160,59 @@ func sourceNodes() []NodeType {
 	return []NodeType{scrap, imp, sirene}
 }
 
-// moduleNodes are the enrichment, verification and check node types, each
-// a registry module.
+// moduleNodes are the enrichment, verification and check node types: one
+// per registry module with a Node, its config the module's options that a
+// node takes (registry.Option.InNode).
 func moduleNodes() []NodeType {
-	none := map[string]Field{}
-	return []NodeType{
-		moduleNode("reviews", CatEnrich, PoisAny, Reviews, "reviews", none),
-		moduleNode("emails", CatEnrich, PoisAny, PoisEmail, "emails", fields(
-			nf{"mode", Field{Type: TEnum, Default: "normal", Enum: []string{"normal", "deep"}, Label: "Mode"}},
-		)),
-		moduleNode("verify", CatVerify, PoisEmail, Verified, "verify_emails", none),
-		moduleNode("socials", CatEnrich, PoisAny, Pois, "socials", none),
-		moduleNode("dead_check", CatVerify, PoisAny, Pois, "dead_check", none),
-		moduleNode("techstack", CatEnrich, PoisAny, Pois, "techstack", none),
-		moduleNode("ads_intelligence", CatEnrich, PoisAny, Pois, "ads_intelligence", none),
-		moduleNode("brand_assets", CatEnrich, PoisAny, Pois, "brand_assets", fields(
-			nf{"capture_screenshot", Field{Type: TBool, Default: false, Label: "Capture d'écran"}},
-		)),
-		moduleNode("legal_ids", CatEnrich, PoisAny, Pois, "legal_ids", none),
-		moduleNode("legal_data", CatEnrich, PoisAny, Pois, "legal_data", none),
-		moduleNode("legal_mentions", CatEnrich, PoisAny, Pois, "legal_mentions", none),
-		moduleNode("opendata", CatEnrich, PoisAny, Pois, "opendata", none),
-		moduleNode("site_finder", CatEnrich, PoisAny, Pois, "site_finder", none),
-		moduleNode("phones_extra", CatEnrich, PoisAny, Pois, "phones_extra", none),
-		moduleNode("pricing", CatEnrich, PoisAny, Pois, "pricing", none),
-		moduleNode("pagespeed", CatCheck, PoisAny, Pois, "pagespeed", none),
-		moduleNode("phone_info", CatEnrich, PoisAny, Pois, "phone_info", fields(
-			nf{"live_mode", Field{Type: TEnum, Default: "cache_only", Enum: []string{"cache_only"}, Label: "Mode"}},
-		)),
+	var out []NodeType
+	for _, e := range registry.Entries() {
+		if e.Node == nil {
+			continue
+		}
+		var fs []nf
+		for _, o := range e.Options {
+			if o.InNode {
+				fs = append(fs, nf{o.Name, optionField(o)})
+			}
+		}
+		out = append(out, moduleNode(e.Type(), e.Node.Category, e.Node.Input, e.Node.Output, e.Slug, fields(fs...)))
 	}
+	return out
+}
+
+// optionField is a module option as a node config field.
+func optionField(o registry.Option) Field {
+	f := Field{Default: o.Default, Label: o.NodeLabel}
+	switch o.Kind {
+	case registry.Bool:
+		f.Type = TBool
+	case registry.Int:
+		f.Type, f.Min, f.Max = TInt, o.Min, o.Max
+	default:
+		f.Type, f.Enum = TEnum, o.Values
+	}
+	return f
+}
+
+// settings are a module node's options, from its config.
+func settings(e registry.Entry, config map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, o := range e.Options {
+		if v, ok := config[o.Name]; ok && o.InNode {
+			out[o.Name] = v
+		}
+	}
+	return out
 }
 
 // processNodes are the node types that run inside the pipeline: filter
 // and sort.
 func processNodes() []NodeType {
-	filter := NodeType{Type: "filter", Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+	filter := NodeType{Type: registry.Filter, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
 		Produces: []string{}, ConfigFreeform: true, ConfigSchema: fields(
 			nf{"rules", Field{Type: TObject, Default: map[string]any{"logic": "AND", "conditions": []any{}}, Label: "Règles"}},
 		)}
-	sort := NodeType{Type: "sort", Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+	sort := NodeType{Type: registry.Sort, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
 		Produces: []string{}, ConfigSchema: fields(
 			nf{"sort_by", Field{Type: TString, Required: true, Label: "Trier par (colonne)"}},
 			nf{"direction", Field{Type: TEnum, Default: "desc", Enum: []string{"asc", "desc"}, Label: "Ordre"}},

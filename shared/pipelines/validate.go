@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/registry"
 )
 
 // ruleErr is a broken definition rule: 400 with its message (spec:
@@ -139,7 +140,7 @@ func (g *graph) output(id string) string {
 func (g *graph) hasEmail(id string) bool {
 	for cur, hops := id, 0; hops <= MaxNodes; hops++ {
 		nt, _ := g.t.Lookup(g.nodes[cur].Type)
-		if slices.Contains(nt.Produces, "email") || nt.Type == "import" {
+		if slices.Contains(nt.Produces, "email") || nt.Type == registry.Import {
 			return true
 		}
 		p, ok := g.pred[cur]

@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/registry"
 )
-
-// Slug is the module's registry slug (its node type is verify).
-const Slug = "verify_emails"
 
 // Columns are the module's Produces columns, in order.
 var Columns = []string{"status", "category"}
@@ -35,7 +33,7 @@ type module struct {
 
 var _ enrich.Sourced = (*module)(nil)
 
-func (m *module) Slug() string      { return Slug }
+func (m *module) Slug() string      { return registry.VerifyEmails }
 func (m *module) Columns() []string { return Columns }
 func (m *module) Reads() []string   { return []string{"email"} }
 

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"log/slog"
 	"net"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/app"
 	blobdir "github.com/prospectdata/svc/shared/blob/dir"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/console"
 	"github.com/prospectdata/svc/shared/mail/outbox"
@@ -151,7 +151,10 @@ func start(t testing.TB, dir string, db store.DB, opts []Option) *Env {
 		SessionSecret: secret, Now: clock.Now, Log: log, HTTPClient: http.DefaultClient,
 		Queue: q, Files: files, Guard: set.Guard, Pipelines: set.Pipelines,
 	}
-	a := app.New(cfg, ad)
+	a, err := app.New(cfg, ad)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The job engine works beside the server; it stops (and the queue
 	// closes) before the tables do.
 	workCtx, stopWork := context.WithCancel(context.Background())

@@ -46,7 +46,11 @@ func TestGroupsAnswerLikeTheLocalServer(t *testing.T) {
 	}
 	handlers := map[string]onaws.HTTPHandler{}
 	for _, g := range api.Groups() {
-		handlers[g.Name] = onaws.Adapt(app.New(e.Config, e.Adapters, api.OnlyGroup(g.Name)).Server)
+		a, err := app.New(e.Config, e.Adapters, api.OnlyGroup(g.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		handlers[g.Name] = onaws.Adapt(a.Server)
 	}
 	tests := []struct {
 		name, method, path, body string

@@ -144,7 +144,7 @@ func build(ctx context.Context, getenv func(string) string, log *slog.Logger, ad
 	for _, o := range adapt {
 		o(&ad)
 	}
-	return app.New(cfg, ad, opts...), nil
+	return app.New(cfg, ad, opts...)
 }
 
 // queues returns the SQS driver over the queues whose URLs the stack gave

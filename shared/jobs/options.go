@@ -1,0 +1,76 @@
+package jobs
+
+import "github.com/prospectdata/svc/shared/registry"
+
+// jobOption is where a job carries one of its module's options: the
+// contract's public fields (email_mode, max_reviews, period_months) and
+// the stored capture_screenshot. An option none of these holds has one
+// value (phone_info's live_mode) and needs no place.
+type jobOption struct {
+	get func(j *Job) (any, bool)
+	set func(j *Job, v any)
+}
+
+// jobOptions are the places, by option name.
+func jobOptions() map[string]jobOption {
+	return map[string]jobOption{
+		"mode": {
+			get: func(j *Job) (any, bool) {
+				if j.EmailMode == nil {
+					return nil, false
+				}
+				return *j.EmailMode, true
+			},
+			set: func(j *Job, v any) { s := v.(string); j.EmailMode = &s },
+		},
+		"capture_screenshot": {
+			get: func(j *Job) (any, bool) { return j.CaptureScreenshot, true },
+			set: func(j *Job, v any) { j.CaptureScreenshot = v.(bool) },
+		},
+		"max_reviews": {
+			get: func(j *Job) (any, bool) {
+				if j.MaxReviews == nil {
+					return nil, false
+				}
+				return *j.MaxReviews, true
+			},
+			set: func(j *Job, v any) { n := v.(int); j.MaxReviews = &n },
+		},
+		"period_months": {
+			get: func(j *Job) (any, bool) {
+				if j.PeriodMonths == nil {
+					return nil, false
+				}
+				return *j.PeriodMonths, true
+			},
+			set: func(j *Job, v any) { n := v.(int); j.PeriodMonths = &n },
+		},
+	}
+}
+
+// setOptions keeps a new job's settings (its module's Read).
+func (j *Job) setOptions(v registry.Values) {
+	places := jobOptions()
+	for name, x := range v {
+		if p, ok := places[name]; ok {
+			p.set(j, x)
+		}
+	}
+}
+
+// Options are the job's settings as its module reads them: every option
+// of the job's module, the job's value or the default.
+func (j *Job) Options() registry.Values {
+	e, _ := registry.Lookup(j.JobType)
+	v := registry.Values{}
+	places := jobOptions()
+	for _, o := range e.Options {
+		v[o.Name] = o.Default
+		if p, ok := places[o.Name]; ok {
+			if x, set := p.get(j); set {
+				v[o.Name] = x
+			}
+		}
+	}
+	return v
+}
