@@ -29,9 +29,10 @@ const Home = "FRA"
 // overseas are the calling codes of a country's overseas parts that the
 // gazetteer counts as the country, by region: France's overseas
 // departments and collectivities have their own codes, and a Réunion
-// number in a French scrape is not foreign.
+// number in a French scrape is not foreign. Mayotte shares +262 with
+// Réunion since 2007; +269 is the Comoros', foreign.
 var overseas = map[string][]int32{
-	"FR": {262, 269, 508, 590, 594, 596, 681, 687, 689},
+	"FR": {262, 508, 590, 594, 596, 681, 687, 689},
 }
 
 // Region is libphonenumber's region (ISO 3166-1 alpha-2, upper case) of a

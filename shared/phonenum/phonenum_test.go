@@ -81,6 +81,8 @@ func TestDomestic(t *testing.T) {
 	}{
 		{"+33 4 72 10 30 30", "FRA", true},
 		{"+262 262 12 34 56", "FRA", true}, // Réunion
+		{"+262 269 61 12 34", "FRA", true}, // Mayotte
+		{"+269 773 12 34", "FRA", false},   // the Comoros
 		{"+590 590 12 34 56", "FRA", true}, // Guadeloupe
 		{"+687 12 34 56", "FRA", true},     // New Caledonia
 		{"+32 2 555 12 34", "FRA", false},
