@@ -3,12 +3,8 @@ package pipelines_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/prospectdata/svc/shared/clocktest"
-	"github.com/prospectdata/svc/shared/jobs/jobstest"
-	"net/url"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +12,13 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob/dir"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/mail"
+	"github.com/prospectdata/svc/shared/jobs/jobstest"
+	"github.com/prospectdata/svc/shared/mail/mailtest"
 	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/ratelimit"
@@ -31,44 +29,6 @@ import (
 
 // gaz is the real gazetteer, decoded once for the package's services.
 var gaz = sync.OnceValues(data.Load)
-
-// outbox keeps the mails the accounts send.
-type outbox struct {
-	mu   sync.Mutex
-	msgs []mail.Message
-}
-
-func (o *outbox) Send(_ context.Context, m mail.Message) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.msgs = append(o.msgs, m)
-	return nil
-}
-
-// token is the token of the last link of kind mailed to address.
-func (o *outbox) token(t *testing.T, to, kind string) string {
-	t.Helper()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for i := len(o.msgs) - 1; i >= 0; i-- {
-		m := o.msgs[i]
-		if m.To != to || m.Kind != kind {
-			continue
-		}
-		_, rest, ok := strings.Cut(m.Text, "token=")
-		if !ok {
-			break
-		}
-		tok, _, _ := strings.Cut(rest, "\n")
-		v, err := url.QueryUnescape(strings.TrimSpace(tok))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	t.Fatalf("no %s mail to %s", kind, to)
-	return ""
-}
 
 // executor stands for the workflow service: it records the executions
 // started and the tokens handed back, and steps nothing by itself, so a
@@ -109,7 +69,7 @@ type penv struct {
 	db     store.DB
 	files  *dir.Store
 	acc    *accounts.Service
-	mails  *outbox
+	mails  *mailtest.Outbox
 	jobs   *jobs.Service
 	events *events.Service
 	svc    *pipelines.Service
@@ -139,7 +99,7 @@ func newPipelines(t *testing.T, threshold float64) *penv {
 	if threshold == 0 {
 		threshold = pricing.DefaultThreshold
 	}
-	e := &penv{t: t, clock: c, db: db, files: files, mails: &outbox{}, exec: &executor{}}
+	e := &penv{t: t, clock: c, db: db, files: files, mails: &mailtest.Outbox{}, exec: &executor{}}
 	limits := ratelimit.New(db, c.Now)
 	e.acc = accounts.New(accounts.Deps{DB: db, Mail: e.mails, Limits: limits, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 		Now: c.Now}, accounts.Config{BaseURL: "http://svc.test", InvitationCodes: []string{"invite"}, MailFrom: "svc@svc.test"})
@@ -167,7 +127,7 @@ func (e *penv) user() *accounts.User {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.acc.VerifyEmail(ctx, e.mails.token(e.t, email, "verify")); err != nil {
+	if err := e.acc.VerifyEmail(ctx, e.mails.Token(e.t, email, "verify")); err != nil {
 		e.t.Fatal(err)
 	}
 	u, err = e.acc.User(ctx, u.ID)

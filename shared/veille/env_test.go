@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/prospectdata/svc/shared/clocktest"
-	"github.com/prospectdata/svc/shared/jobs/jobstest"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,11 +13,13 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/blob/dir"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/mail"
+	"github.com/prospectdata/svc/shared/jobs/jobstest"
+	"github.com/prospectdata/svc/shared/mail/mailtest"
 	"github.com/prospectdata/svc/shared/pipelines"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/provider"
@@ -33,41 +32,6 @@ import (
 
 // gaz is the real gazetteer, decoded once for the package's services.
 var gaz = sync.OnceValues(data.Load)
-
-// outbox keeps the mails the accounts send.
-type outbox struct {
-	mu   sync.Mutex
-	msgs []mail.Message
-}
-
-func (o *outbox) Send(_ context.Context, m mail.Message) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.msgs = append(o.msgs, m)
-	return nil
-}
-
-// verifyToken is the token of the last verification mail to address.
-func (o *outbox) verifyToken(t *testing.T, to string) string {
-	t.Helper()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for i := len(o.msgs) - 1; i >= 0; i-- {
-		m := o.msgs[i]
-		if m.To != to || m.Kind != "verify" {
-			continue
-		}
-		_, rest, _ := strings.Cut(m.Text, "token=")
-		tok, _, _ := strings.Cut(rest, "\n")
-		v, err := url.QueryUnescape(strings.TrimSpace(tok))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	t.Fatalf("no verification mail to %s", to)
-	return ""
-}
 
 // places is a map provider whose lookups answer from a fixed table: a
 // place present is open, ErrClosed and ErrNotFound as set, a transient
@@ -114,7 +78,7 @@ type env struct {
 	db     store.DB
 	files  *dir.Store
 	acc    *accounts.Service
-	mails  *outbox
+	mails  *mailtest.Outbox
 	ledger *accounts.Ledger
 	jobs   *jobs.Service
 	pipes  *pipelines.Service
@@ -143,7 +107,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
-	e := &env{t: t, clock: c, db: db, files: files, mails: &outbox{},
+	e := &env{t: t, clock: c, db: db, files: files, mails: &mailtest.Outbox{},
 		places: &places{open: map[string]provider.Place{}, closed: map[string]bool{}}}
 	limits := ratelimit.New(db, c.Now)
 	e.acc = accounts.New(accounts.Deps{DB: db, Mail: e.mails, Limits: limits, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
@@ -174,7 +138,7 @@ func (e *env) user() *accounts.User {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.acc.VerifyEmail(ctx, e.mails.verifyToken(e.t, email)); err != nil {
+	if err := e.acc.VerifyEmail(ctx, e.mails.Token(e.t, email, "verify")); err != nil {
 		e.t.Fatal(err)
 	}
 	if u, err = e.acc.User(ctx, u.ID); err != nil {
