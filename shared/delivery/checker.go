@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math"
 	"mime"
@@ -23,6 +22,7 @@ import (
 	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Defaults of a Checker.

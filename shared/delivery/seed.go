@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"net"
 	"net/netip"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // TLSMode is how a seed's IMAP connection is secured.

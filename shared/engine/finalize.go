@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/placerow"
 	"io"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 )
 
 // SharedPhonePlaces is how many places of a job must list one number for

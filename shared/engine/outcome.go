@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/accounts"
-	"github.com/prospectdata/svc/shared/placerow"
 	"time"
 
+	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/store"
 )

@@ -2,13 +2,13 @@ package enrich_test
 
 import (
 	"context"
-	"github.com/prospectdata/svc/shared/registers/registerstest"
 	"net/http"
 	"slices"
 	"testing"
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/registers/registerstest"
 )
 
 // registersClient is a registers client over the registers' twin

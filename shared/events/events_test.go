@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"

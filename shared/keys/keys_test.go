@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/keys"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/store"

@@ -3,13 +3,13 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"

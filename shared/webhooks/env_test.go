@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/queue"

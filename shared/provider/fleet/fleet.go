@@ -34,7 +34,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -46,6 +45,7 @@ import (
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/ratelimit"
 	"github.com/prospectdata/svc/shared/store"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Table is the table of the limiter's items: the counters table, whose

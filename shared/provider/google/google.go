@@ -50,13 +50,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // DefaultBaseURL is the Places API (New) endpoint.

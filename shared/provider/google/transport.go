@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/provider"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // APIError is an error answer of the API: its HTTP status, the body's

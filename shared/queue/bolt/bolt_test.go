@@ -3,11 +3,11 @@ package bolt_test
 import (
 	"context"
 	"errors"
-	"github.com/prospectdata/svc/shared/clocktest"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/prospectdata/svc/shared/clocktest"
 	"github.com/prospectdata/svc/shared/queue"
 	"github.com/prospectdata/svc/shared/queue/bolt"
 	"github.com/prospectdata/svc/shared/queue/queuetest"
