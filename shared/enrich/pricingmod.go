@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/crawl"
-	"github.com/prospectdata/svc/shared/enrich/pricing"
+	"github.com/prospectdata/svc/shared/enrich/prices"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -14,9 +14,9 @@ import (
 // site's pricing pages.
 func pricingModule() Module {
 	return &siteModule{
-		slug: registry.Pricing, columns: pricing.Columns, gather: pricingPages,
+		slug: registry.Pricing, columns: prices.Columns, gather: pricingPages,
 		extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
-			v := pricing.Find(pages).Values()
+			v := prices.Find(pages).Values()
 			return v, anyValue(v)
 		},
 	}

@@ -1,4 +1,4 @@
-package pricing
+package prices
 
 import (
 	"encoding/json"

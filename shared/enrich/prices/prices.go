@@ -1,4 +1,4 @@
-// Package pricing finds the most representative price of a business's
+// Package prices finds the most representative price of a business's
 // offer on its website (node type pricing, docs/spec "Node types":
 // price_amount, price_currency, price_period, price_confidence).
 //
@@ -32,7 +32,7 @@
 //
 // Amounts are written with a dot and two decimals ("1290.00"); currencies
 // are ISO 4217: € EUR, $ USD, £ GBP, CHF / Fr. CHF.
-package pricing
+package prices
 
 import (
 	"fmt"
