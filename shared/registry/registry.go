@@ -148,10 +148,16 @@ func Entries() []Entry {
 		{Slug: "public_api", Category: Tools, Label: Label{"API publique", "Public API"}, APIEndpoint: ep("/api/keys"), Pool: Meta, FeaturePage: "api-prospection"},
 		{Slug: "veille", Category: Signals, Label: Label{"Veille", "Monitoring"}, APIEndpoint: ep("/api/veille"), Pool: Meta, FeaturePage: "veille-concurrentielle"},
 	}
+	return slices.Concat(active, frozen, meta, comingSoon())
+}
+
+// comingSoon are the modules announced but not built yet: feature-interest
+// votes name them.
+func comingSoon() []Entry {
 	soon := func(slug string, c Category, fr, en string) Entry {
 		return Entry{Slug: slug, Category: c, Label: Label{fr, en}, ComingSoon: true}
 	}
-	coming := []Entry{
+	return []Entry{
 		soon("ai_personalization", Outreach, "Personnalisation par IA", "AI personalization"),
 		soon("ai_team_members", Tools, "Équipiers IA", "AI team members"),
 		soon("ask_to_ai", Tools, "Demander à l'IA", "Ask the AI"),
@@ -174,7 +180,6 @@ func Entries() []Entry {
 		soon("whatsapp", Outreach, "WhatsApp", "WhatsApp"),
 		soon("yelp_tripadvisor", Sources, "Yelp et Tripadvisor", "Yelp and Tripadvisor"),
 	}
-	return slices.Concat(active, frozen, meta, coming)
 }
 
 // Lookup returns the entry with the slug.
