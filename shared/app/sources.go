@@ -112,7 +112,7 @@ func (s *sources) modules() []enrich.Module {
 		APIKey: s.cfg.Sources.PageSpeedKey}, s.http); err != nil {
 		s.log.Error("pagespeed: not configured", "err", err)
 	} else {
-		mods = append(mods, pagespeed.Module(c, s.label("PageSpeed Insights")))
+		mods = append(mods, enrich.PageSpeedModule(c, s.label("PageSpeed Insights")))
 	}
 	mods = append(mods, s.verifyModule())
 	ocfg := opendata.Config{OverpassURL: s.cfg.Sources.OverpassURL, UserAgent: s.agent}
@@ -123,7 +123,7 @@ func (s *sources) modules() []enrich.Module {
 	if c, err := opendata.New(ocfg, s.http); err != nil {
 		s.log.Error("opendata: not configured", "err", err)
 	} else {
-		mods = append(mods, opendata.Module(c, s.label("openstreetmap")))
+		mods = append(mods, enrich.OpendataModule(c, s.label("openstreetmap")))
 	}
 	if c, err := s.registers(); err != nil {
 		s.log.Error("legal_data: not configured", "err", err)
@@ -144,7 +144,7 @@ func (s *sources) phoneInfoModule() enrich.Module {
 	if l := s.phoneLookup(); l != nil {
 		d.Lookup, d.MaxAge = l, phoneinfo.LineTTL
 	}
-	return phoneinfo.Module(d)
+	return enrich.PhoneInfoModule(d)
 }
 
 // phoneLookup is phone_info's line lookup: the sim twin under sim
@@ -329,13 +329,13 @@ func (s *sources) verifyModule() enrich.Module {
 	if s.sim {
 		m := simMail{prov: s.prov}
 		opt = verify.Options{Resolver: m, Dialer: m, AllowPrefixes: sim.MailPrefixes()}
-		return verify.Module(verify.New(opt), "sim")
+		return enrich.VerifyModule(verify.New(opt), "sim")
 	}
 	label := "dns+smtp"
 	if opt.SkipSMTP {
 		label = "dns"
 	}
-	return verify.Module(verify.New(opt), label)
+	return enrich.VerifyModule(verify.New(opt), label)
 }
 
 // simMail is the sim world's mail, reached once the world is loaded (the

@@ -16,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 )
 
 // fakeSocials stands in for the socials module: it answers from the
@@ -36,7 +37,7 @@ func (m *fakeSocials) Reads() []string { return []string{"site_web"} }
 
 func (m *fakeSocials) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enrich.Result, error) {
 	m.runs.Add(1)
-	u, ok := enrich.SiteURL(in["site_web"])
+	u, ok := placerow.SiteURL(in["site_web"])
 	if !ok {
 		return enrich.Result{Values: make([]string, 6)}, nil
 	}

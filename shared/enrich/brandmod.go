@@ -16,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/brand"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -67,7 +68,7 @@ func (m *brandModule) Run(ctx context.Context, env *Env, in Input) (Result, erro
 	if env.Job.Options.Bool("capture_screenshot") {
 		unshot = ScreenshotShare()
 	}
-	site, ok := SiteURL(in["site_web"])
+	site, ok := placerow.SiteURL(in["site_web"])
 	if !ok {
 		return Result{Values: out, Uncharged: unshot}, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -194,29 +195,6 @@ func (s *Set) Fetcher() *crawl.Fetcher { return s.f }
 // Session starts a page session over the set's fetcher.
 func (s *Set) Session() *crawl.Session { return s.f.Session(0) }
 
-// SiteURL reads a site_web cell as the URL to fetch: trimmed, "https://"
-// added when the scheme is missing (listings often say "www.x.fr"), http
-// and https only, a host required. ok is false for an empty or unusable
-// cell: the module then leaves its columns empty.
-func SiteURL(cell string) (*url.URL, bool) {
-	s := strings.TrimSpace(cell)
-	if s == "" || len(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
-		return nil, false
-	}
-	if !strings.Contains(s, "://") {
-		s = "https://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
-		return nil, false
-	}
-	if u.Path == "" {
-		u.Path = "/"
-	}
-	u.Fragment = ""
-	return u, true
-}
-
 // errUnusable marks an item whose site cell holds no usable address.
 var errUnusable = errors.New("enrich: no usable site address")
 
@@ -226,7 +204,7 @@ var errUnusable = errors.New("enrich: no usable site address")
 // 400 or more is returned as an error too (an error page says nothing of
 // the business).
 func home(ctx context.Context, env *Env, in Input) (*crawl.Page, error) {
-	u, ok := SiteURL(in["site_web"])
+	u, ok := placerow.SiteURL(in["site_web"])
 	if !ok {
 		return nil, errUnusable
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/prospectdata/svc/shared/enrich/mentions"
 	"github.com/prospectdata/svc/shared/enrich/phones"
 	"github.com/prospectdata/svc/shared/enrich/socials"
+	"github.com/prospectdata/svc/shared/placerow"
 	"github.com/prospectdata/svc/shared/registry"
 )
 
@@ -38,7 +39,7 @@ func (m *siteModule) Columns() []string { return m.columns }
 func (m *siteModule) Reads() []string   { return append([]string{"site_web"}, m.extra...) }
 
 func (m *siteModule) Run(ctx context.Context, env *Env, in Input) (Result, error) {
-	site, ok := SiteURL(in["site_web"])
+	site, ok := placerow.SiteURL(in["site_web"])
 	if !ok {
 		return Result{Values: empty(len(m.columns))}, nil
 	}
@@ -188,7 +189,7 @@ func (deadCheck) Columns() []string { return []string{"site_alive"} }
 func (deadCheck) Reads() []string   { return []string{"site_web"} }
 
 func (deadCheck) Run(ctx context.Context, env *Env, in Input) (Result, error) {
-	u, ok := SiteURL(in["site_web"])
+	u, ok := placerow.SiteURL(in["site_web"])
 	if !ok {
 		return Result{Values: []string{""}}, nil
 	}

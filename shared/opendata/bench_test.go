@@ -29,7 +29,7 @@ func BenchmarkModuleFixture(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := opendata.Module(c, "")
+	m := enrich.OpendataModule(c, "")
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := m.Run(context.Background(), &enrich.Env{}, bakeryRow); err != nil {
@@ -54,7 +54,7 @@ func BenchmarkModuleSim(b *testing.B) {
 			places := simRows(b, world(b, sim.Options{TransientRate: -1}))
 			w := world(b, sim.Options{})
 			c := simClient(b, w, opendata.Config{BackoffBase: time.Millisecond, BackoffMax: 4 * time.Millisecond})
-			m := opendata.Module(c, "openstreetmap (sim)")
+			m := enrich.OpendataModule(c, "openstreetmap (sim)")
 			rows := make([]enrich.Input, len(places))
 			for i, p := range places {
 				rows[i] = rowOf(p, gps)

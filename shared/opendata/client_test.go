@@ -121,7 +121,7 @@ var (
 
 func run(t *testing.T, c *opendata.Client, in enrich.Input) enrich.Result {
 	t.Helper()
-	r, err := opendata.Module(c, "").Run(context.Background(), &enrich.Env{}, in)
+	r, err := enrich.OpendataModule(c, "").Run(context.Background(), &enrich.Env{}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestQueryErrors(t *testing.T) {
 	_, c = serve(t, opendata.Config{}, ok("exact.json"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err = opendata.Module(c, "").Run(ctx, &enrich.Env{}, bakeryRow); !errors.Is(err, context.Canceled) {
+	if _, err = enrich.OpendataModule(c, "").Run(ctx, &enrich.Env{}, bakeryRow); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nyaruka/phonenumbers"
 
-	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/phonenum"
+	"github.com/prospectdata/svc/shared/placerow"
 )
 
 // Response is an Overpass API answer in its JSON format ([out:json];
@@ -118,10 +118,10 @@ func (e *Element) tag(keys ...string) string {
 }
 
 // Website is the element's website (website, contact:website, url), read
-// as enrich.SiteURL reads a site_web cell ("www.x.fr" gets https://); ""
+// as placerow.SiteURL reads a site_web cell ("www.x.fr" gets https://); ""
 // when none is usable.
 func (e *Element) Website() string {
-	u, ok := enrich.SiteURL(e.tag("website", "contact:website", "url"))
+	u, ok := placerow.SiteURL(e.tag("website", "contact:website", "url"))
 	if !ok {
 		return ""
 	}

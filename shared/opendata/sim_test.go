@@ -100,7 +100,7 @@ func TestModuleOnSim(t *testing.T) {
 	places := simRows(t, w)
 	for _, withGPS := range []bool{true, false} {
 		c := simClient(t, w, opendata.Config{})
-		m := opendata.Module(c, "openstreetmap (sim)")
+		m := enrich.OpendataModule(c, "openstreetmap (sim)")
 		kinds := map[string]int{}
 		sites, phones, emails, wrong := 0, 0, 0, 0
 		start := time.Now()
@@ -177,7 +177,7 @@ func TestModuleOnSimWithFailures(t *testing.T) {
 	places := simRows(t, world(t, sim.Options{TransientRate: -1}))[:60]
 	w := world(t, sim.Options{TransientRate: 0.3})
 	c := simClient(t, w, opendata.Config{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
-	m := opendata.Module(c, "openstreetmap (sim)")
+	m := enrich.OpendataModule(c, "openstreetmap (sim)")
 	// Eight rows at once, as a worker runs them: the client's slots,
 	// pacing and backoff are shared.
 	var mu sync.Mutex
@@ -219,12 +219,12 @@ func TestEscapedNamesOnSim(t *testing.T) {
 	w := world(t, sim.Options{TransientRate: -1})
 	c := simClient(t, w, opendata.Config{})
 	for _, name := range []string{`Le "Bistrot"`, `x"];out;node(1);out;("`, `Back\slash`, `(.*)+[a-z]{2,}$^|?`, "Tab\there"} {
-		r, err := opendata.Module(c, "").Run(context.Background(), &enrich.Env{},
+		r, err := enrich.OpendataModule(c, "").Run(context.Background(), &enrich.Env{},
 			enrich.Input{"nom": name, "adresse": `1 rue "A", 69003 Lyon`, "latitude": "45.76", "longitude": "4.85"})
 		if err != nil || r.Unreachable || r.Values[4] != opendata.MatchNone {
 			t.Errorf("%q: %v %+v", name, err, r)
 		}
-		r, err = opendata.Module(c, "").Run(context.Background(), &enrich.Env{},
+		r, err = enrich.OpendataModule(c, "").Run(context.Background(), &enrich.Env{},
 			enrich.Input{"nom": name, "code_postal": "69003", "commune": `Lyon"];out;`})
 		if err != nil || r.Unreachable || r.Values[4] != opendata.MatchNone {
 			t.Errorf("%q by area: %v %+v", name, err, r)

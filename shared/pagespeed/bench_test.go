@@ -31,7 +31,7 @@ func benchModule(b *testing.B, h http.Handler, sites func(i int) string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := pagespeed.Module(c, "")
+	m := enrich.PageSpeedModule(c, "")
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -156,7 +156,7 @@ func TestModuleResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t, tt.script...)
 			var s sleeps
-			m := pagespeed.Module(newClient(t, f.srv.URL, &s), "")
+			m := enrich.PageSpeedModule(newClient(t, f.srv.URL, &s), "")
 			r := run(t, m, "www.example.com")
 			if r.Unreachable != tt.unreachable {
 				t.Errorf("Unreachable = %v, want %v", r.Unreachable, tt.unreachable)
@@ -182,7 +182,7 @@ func TestModuleResponses(t *testing.T) {
 
 func TestRequest(t *testing.T) {
 	f := newFake(t, reply{status: 200, file: "full.json"})
-	m := pagespeed.Module(newClient(t, f.srv.URL, nil), "")
+	m := enrich.PageSpeedModule(newClient(t, f.srv.URL, nil), "")
 	if m.Slug() != "pagespeed" || strings.Join(m.Reads(), ",") != "site_web" ||
 		strings.Join(m.Columns(), ",") != "perf_score,seo_score,accessibility_score,best_practices_score,lcp,cls,inp" {
 		t.Errorf("Slug %q Reads %v Columns %v", m.Slug(), m.Reads(), m.Columns())
@@ -209,7 +209,7 @@ func TestRequest(t *testing.T) {
 
 func TestUnusableSite(t *testing.T) {
 	f := newFake(t, reply{status: 200, file: "full.json"})
-	m := pagespeed.Module(newClient(t, f.srv.URL, nil), "")
+	m := enrich.PageSpeedModule(newClient(t, f.srv.URL, nil), "")
 	for _, site := range []string{"", "  ", "not a url", "ftp://example.com/", "mailto:a@b.c"} {
 		r := run(t, m, site)
 		if r.Unreachable || r.Found || strings.Join(r.Values, "") != "" {
@@ -308,7 +308,7 @@ func TestClientErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := pagespeed.Module(c, "")
+		m := enrich.PageSpeedModule(c, "")
 		r := run(t, m, "https://www.example.com/")
 		if !r.Unreachable || f.calls() != 2 {
 			t.Errorf("Unreachable %v after %d calls", r.Unreachable, f.calls())
@@ -316,7 +316,7 @@ func TestClientErrors(t *testing.T) {
 	})
 	t.Run("context cancelled", func(t *testing.T) {
 		f := newFake(t, reply{hang: true})
-		m := pagespeed.Module(newClient(t, f.srv.URL, nil), "")
+		m := enrich.PageSpeedModule(newClient(t, f.srv.URL, nil), "")
 		cctx, cancel := context.WithCancel(ctx)
 		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 		if _, err := m.Run(cctx, nil, enrich.Input{"site_web": "https://www.example.com/"}); !errors.Is(err, context.Canceled) {

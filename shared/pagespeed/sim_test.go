@@ -21,7 +21,7 @@ func simModule(t testing.TB, strategy string) (enrich.Module, *httptest.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pagespeed.Module(c, "sim"), srv
+	return enrich.PageSpeedModule(c, "sim"), srv
 }
 
 func TestSimHandler(t *testing.T) {

@@ -40,7 +40,7 @@ func BenchmarkModule(b *testing.B) {
 		}
 	}
 	cache := &countingCache{Cache: mem}
-	m := phoneinfo.Module(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache})
 	b.ReportAllocs()
 	b.ResetTimer()
 	rows := 0

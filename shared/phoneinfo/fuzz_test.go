@@ -17,7 +17,7 @@ func FuzzModule(f *testing.F) {
 		f.Add(s, "")
 		f.Add(s, "BEL")
 	}
-	m := phoneinfo.Module(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
 	f.Fuzz(func(t *testing.T, tel, country string) {
 		r, err := m.Run(context.Background(), nil, enrich.Input{"telephone": tel, "country": country})
 		if err != nil {

@@ -71,7 +71,7 @@ func TestLineLookupThroughTheCache(t *testing.T) {
 			l := &countingLookup{fail: map[string]bool{"+33600000071": true}}
 			now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 			clock := now
-			m := phoneinfo.Module(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache, Lookup: l, MaxAge: phoneinfo.LineTTL,
+			m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache, Lookup: l, MaxAge: phoneinfo.LineTTL,
 				Now: func() time.Time { return clock }})
 			live := func(tel string) (phoneinfo.Status, enrich.Result) {
 				t.Helper()
@@ -123,7 +123,7 @@ func TestLineLookupThroughTheCache(t *testing.T) {
 // once; the same number twice in it is looked up once.
 func TestLineLookupOnceForConcurrentDuplicates(t *testing.T) {
 	l := &countingLookup{gate: make(chan struct{})}
-	m := phoneinfo.Module(phoneinfo.Deps{Cache: phoneinfo.NewMemCache(), Lookup: l, MaxAge: phoneinfo.LineTTL})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Cache: phoneinfo.NewMemCache(), Lookup: l, MaxAge: phoneinfo.LineTTL})
 	var wg sync.WaitGroup
 	var filled atomic.Int32
 	for _, tel := range []string{"06 00 00 00 12", "+33600000012", "0600000012", "06.00.00.00.12"} {
@@ -147,7 +147,7 @@ func TestLineLookupOnceForConcurrentDuplicates(t *testing.T) {
 // live columns are left empty; with one it says nothing; the source names
 // the lookup.
 func TestLineNotConfigured(t *testing.T) {
-	without := phoneinfo.Module(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
+	without := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
 	n, ok := without.(enrich.Noted)
 	if !ok {
 		t.Fatal("phone_info is not enrich.Noted")
@@ -159,7 +159,7 @@ func TestLineNotConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	with := phoneinfo.Module(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache(), Lookup: c})
+	with := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache(), Lookup: c})
 	if en, _ := with.(enrich.Noted).JobNote(); en != "" {
 		t.Errorf("note %q with a lookup", en)
 	}

@@ -309,7 +309,7 @@ func TestModule(t *testing.T) {
 	if err := cache.Put(context.Background(), "+33142123456", phoneinfo.Status{Ported: &no, CheckedAt: checked}); err != nil {
 		t.Fatal(err)
 	}
-	m := phoneinfo.Module(phoneinfo.Deps{Plan: arcepSample(t), Cache: cache})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: arcepSample(t), Cache: cache})
 	if m.Slug() != "phone_info" || strings.Join(m.Reads(), ",") != "telephone,country" {
 		t.Errorf("Slug %q, Reads %v", m.Slug(), m.Reads())
 	}
@@ -409,7 +409,7 @@ func TestModule(t *testing.T) {
 }
 
 func TestModuleWithoutSources(t *testing.T) {
-	m := phoneinfo.Module(phoneinfo.Deps{})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{})
 	if got := enrich.SourceOf(m); got != "libphonenumber" {
 		t.Errorf("Source = %q", got)
 	}
@@ -417,7 +417,7 @@ func TestModuleWithoutSources(t *testing.T) {
 	if got["phone_carrier_original"] != "" || got["phone_operator_siret"] != "" || got["phone_is_valid"] != "true" {
 		t.Errorf("row without plan or cache = %v", got)
 	}
-	m = phoneinfo.Module(phoneinfo.Deps{Plan: arcepSample(t), Source: "custom"})
+	m = enrich.PhoneInfoModule(phoneinfo.Deps{Plan: arcepSample(t), Source: "custom"})
 	if enrich.SourceOf(m) != "custom" {
 		t.Errorf("Source override = %q", enrich.SourceOf(m))
 	}
@@ -431,7 +431,7 @@ func TestModuleMaxAge(t *testing.T) {
 	_ = cache.Put(ctx, "+33695123456", phoneinfo.Status{Reachable: &yes, CheckedAt: now.Add(-10 * 24 * time.Hour)})
 	_ = cache.Put(ctx, "+33761123456", phoneinfo.Status{Reachable: &yes, CheckedAt: now.Add(-100 * 24 * time.Hour)})
 	_ = cache.Put(ctx, "+33768123456", phoneinfo.Status{Reachable: &yes}) // checked at an unknown time
-	m := phoneinfo.Module(phoneinfo.Deps{Cache: cache, MaxAge: 30 * 24 * time.Hour, Now: func() time.Time { return now }})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Cache: cache, MaxAge: 30 * 24 * time.Hour, Now: func() time.Time { return now }})
 	for tel, want := range map[string]string{"06 95 12 34 56": "true", "07 61 12 34 56": "", "07 68 12 34 56": ""} {
 		if got := row(m, run(t, m, enrich.Input{"telephone": tel}))["phone_is_reachable"]; got != want {
 			t.Errorf("%s: phone_is_reachable = %q, want %q", tel, got, want)
@@ -447,7 +447,7 @@ func (failingCache) Get(context.Context, string) (phoneinfo.Status, bool, error)
 }
 
 func TestModuleCacheError(t *testing.T) {
-	m := phoneinfo.Module(phoneinfo.Deps{Cache: failingCache{phoneinfo.NewMemCache()}})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Cache: failingCache{phoneinfo.NewMemCache()}})
 	if _, err := m.Run(context.Background(), nil, enrich.Input{"telephone": "06 95 12 34 56"}); err == nil {
 		t.Error("a failing cache must fail the run (a retry may mend it)")
 	}

@@ -55,7 +55,7 @@ func simPhones(tb testing.TB, perDepartment int) []string {
 // have none; the module labels its source as simulated.
 func TestSimPlanCoversTheSimWorld(t *testing.T) {
 	plan := phoneinfo.SimPlan()
-	m := phoneinfo.Module(phoneinfo.Deps{Plan: plan, Cache: phoneinfo.NewMemCache()})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: plan, Cache: phoneinfo.NewMemCache()})
 	if got := enrich.SourceOf(m); got != "libphonenumber + numbering plan (sim)" {
 		t.Errorf("Source = %q", got)
 	}

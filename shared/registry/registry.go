@@ -111,6 +111,10 @@ func Entries() []Entry {
 		{Name: "period_months", Kind: Int, Default: 0, Min: 0, Max: 120, ZeroMeans: Label{"sans limite", "unlimited"},
 			Doc: "0 (unlimited, default) to 120"},
 	}
+	// cache_only, the contract's only live_mode: the live columns are
+	// read through the per-number cache; with a line lookup configured, a
+	// number the cache holds nothing fresh for is checked once and the
+	// answer cached.
 	liveMode := Option{Name: "live_mode", Kind: Enum, Values: []string{"cache_only"}, Default: "cache_only",
 		NodeLabel: "Mode", InNode: true, Doc: "cache_only, the only value"}
 	pois := []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}

@@ -180,8 +180,8 @@ func TestSimMail(t *testing.T) {
 func TestSimModule(t *testing.T) {
 	w := simWorld(t)
 	sites := simSites(t, w)[:60]
-	m1 := verify.Module(simChecker(w), "sim")
-	m2 := verify.Module(simChecker(simWorld(t)), "sim")
+	m1 := enrich.VerifyModule(simChecker(w), "sim")
+	m2 := enrich.VerifyModule(simChecker(simWorld(t)), "sim")
 	if enrich.SourceOf(m1) != "sim" {
 		t.Errorf("source %q", enrich.SourceOf(m1))
 	}

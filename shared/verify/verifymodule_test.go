@@ -1,4 +1,4 @@
-package verify
+package verify_test
 
 import (
 	"context"
@@ -6,12 +6,11 @@ import (
 	"testing"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/verify"
 )
 
 func TestModule(t *testing.T) {
-	l := newLab(t)
-	c, _ := l.checker(Options{})
-	m := Module(c, "dns+smtp")
+	m := enrich.VerifyModule(verify.LabChecker(t, verify.Options{}), "dns+smtp")
 	if m.Slug() != "verify_emails" || !slices.Equal(m.Columns(), []string{"status", "category"}) ||
 		!slices.Equal(m.Reads(), []string{"email"}) || enrich.SourceOf(m) != "dns+smtp" {
 		t.Fatalf("module %s %v %v %s", m.Slug(), m.Columns(), m.Reads(), enrich.SourceOf(m))
@@ -47,17 +46,17 @@ func TestModule(t *testing.T) {
 	if _, err := m.Run(ctx, &enrich.Env{}, enrich.Input{"email": "b@known.test"}); err == nil {
 		t.Error("a cancelled context gave no error")
 	}
-	if Module(New(Options{SkipSMTP: true}), "dns").(enrich.Sourced).Source() != "dns" {
+	if enrich.VerifyModule(verify.New(verify.Options{SkipSMTP: true}), "dns").(enrich.Sourced).Source() != "dns" {
 		t.Error("source")
 	}
 }
 
 func TestProxyDialer(t *testing.T) {
-	if _, err := ProxyDialer("socks5://user:pw@127.0.0.1:1080"); err != nil {
+	if _, err := verify.ProxyDialer("socks5://user:pw@127.0.0.1:1080"); err != nil {
 		t.Errorf("socks5: %v", err)
 	}
 	for _, bad := range []string{"http://127.0.0.1:3128", "socks5://", "::"} {
-		if _, err := ProxyDialer(bad); err == nil {
+		if _, err := verify.ProxyDialer(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

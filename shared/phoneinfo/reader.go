@@ -5,18 +5,9 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/prospectdata/svc/shared/enrich"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
-// LiveModeCacheOnly is phone_info's only live_mode (the contract's): the
-// live columns are read through the per-number cache. With a LineLookup
-// configured, a number the cache holds nothing fresh for is checked once
-// and the answer cached; without one, the cache alone answers.
-const LiveModeCacheOnly = "cache_only"
-
-// Deps are what the module reads.
+// Deps are what a Reader reads.
 type Deps struct {
 	// Plan is the numbering plan (LoadARCEP's, or SimPlan for offline
 	// runs); nil leaves the operator columns empty and
@@ -47,8 +38,16 @@ type Deps struct {
 	Now func() time.Time
 }
 
-// Module is the phone_info module over its sources.
-func Module(d Deps) enrich.Module {
+// Reader reads the phone_info columns of a number from its sources
+// (enrich.PhoneInfoModule binds it to the module's slug). Lookups of one
+// number at once are made once (flight).
+type Reader struct {
+	d  Deps
+	fl flight
+}
+
+// NewReader is a reader over d, its defaults filled.
+func NewReader(d Deps) *Reader {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -63,55 +62,40 @@ func Module(d Deps) enrich.Module {
 			}
 		}
 	}
-	return &module{d: d}
+	return &Reader{d: d}
 }
 
-type module struct {
-	d  Deps
-	fl flight
-}
+// Source names the reader's sources as a job shows them (Deps.Source).
+func (m *Reader) Source() string { return m.d.Source }
 
-func (m *module) Slug() string      { return registry.PhoneInfo }
-func (m *module) Columns() []string { return Columns }
-func (m *module) Reads() []string   { return []string{"telephone", "country"} }
-func (m *module) Source() string    { return m.d.Source }
-
-var (
-	_ enrich.Sourced = (*module)(nil)
-	_ enrich.Noted   = (*module)(nil)
-)
-
-// JobNote implements enrich.Noted: without a line lookup every job's log
-// says why the live columns are empty.
-func (m *module) JobNote() (en, fr string) {
+// Note is what every job's log says of the reader: without a line lookup,
+// why the live columns are empty; "" otherwise.
+func (m *Reader) Note() (en, fr string) {
 	if m.d.Lookup != nil {
 		return "", ""
 	}
 	return LineNotConfigured, LineNotConfiguredFR
 }
 
-// Run enriches one item: an empty telephone gives empty cells; one that is
-// not a valid number (unreadable, or no plan allows it) gives
-// phone_is_valid "false" and nothing else; a valid one every column its
-// sources know. A line lookup that fails leaves the live columns empty
-// and the item Unreachable (the job's error_count), its other columns
-// filled, and its price given back (Uncharged).
-func (m *module) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enrich.Result, error) {
-	vals := make([]string, len(Columns))
-	tel := strings.TrimSpace(in["telephone"])
+// Cells are the columns (Columns' order) of a telephone cell read in
+// country (a row's country cell), for the job (its id in the log): an
+// empty telephone gives empty cells; one that is not a valid number
+// (unreadable, or no plan allows it) gives phone_is_valid "false" and
+// nothing else; a valid one every column its sources know, and valid
+// true. A line lookup that fails leaves the live columns empty and says
+// failed; err is the cache's failure on read or the context's.
+func (m *Reader) Cells(ctx context.Context, tel, country, job string) (vals []string, valid, failed bool, err error) {
+	vals = make([]string, len(Columns))
+	tel = strings.TrimSpace(tel)
 	if tel == "" {
-		return enrich.Result{Values: vals}, nil
+		return vals, false, false, nil
 	}
-	n, ok := Parse(tel, Region(in["country"]))
-	if !ok {
-		vals[colValid] = "false"
-		return enrich.Result{Values: vals}, nil
-	}
-	if !n.Valid {
+	n, ok := Parse(tel, Region(country))
+	if !ok || !n.Valid {
 		// libphonenumber's formats of a number no plan allows ("+3312")
 		// would pass for a number: only the verdict is said.
 		vals[colValid] = "false"
-		return enrich.Result{Values: vals}, nil
+		return vals, false, false, nil
 	}
 	vals[colE164], vals[colNational], vals[colCountry] = n.E164, n.National, n.Country
 	vals[colLineType] = n.LineType
@@ -125,29 +109,23 @@ func (m *module) Run(ctx context.Context, env *enrich.Env, in enrich.Input) (enr
 	if vals[colCarrierOriginal] == "" {
 		vals[colCarrierOriginal] = n.LibCarrier()
 	}
-	s, ok, failed, err := m.line(ctx, env, n)
+	s, ok, failed, err := m.line(ctx, job, n)
 	if err != nil {
-		return enrich.Result{}, err
+		return nil, false, false, err
 	}
 	if ok {
 		vals[colCarrierCurrent] = s.CarrierCurrent
 		vals[colPorted] = optBool(s.Ported)
 		vals[colReachable] = optBool(s.Reachable)
 	}
-	r := enrich.Result{Values: vals, Found: true, Unreachable: failed}
-	if failed {
-		// The price pays for the live lookup (the other columns come
-		// from tables the service embeds): a failed one is given back.
-		r.Uncharged = 1
-	}
-	return r, nil
+	return vals, true, failed, nil
 }
 
 // line is what is known of a valid number's line: the cache's fresh
 // status, else the lookup's answer (then cached). failed says the lookup
 // failed for this number; err is the store's failure on read (a retry of
 // the batch may mend it) or the context's.
-func (m *module) line(ctx context.Context, env *enrich.Env, n Number) (s Status, ok, failed bool, err error) {
+func (m *Reader) line(ctx context.Context, job string, n Number) (s Status, ok, failed bool, err error) {
 	if m.d.Cache != nil {
 		s, ok, err := m.d.Cache.Get(ctx, n.E164)
 		if err != nil {
@@ -172,7 +150,7 @@ func (m *module) line(ctx context.Context, env *enrich.Env, n Number) (s Status,
 			if err := m.d.Cache.Put(ctx, n.E164, s); err != nil {
 				// The answer is good and paid for: the row keeps it. Only
 				// the next job asks again.
-				m.d.Log.Warn("phone_info: caching a line lookup", "job", jobID(env), "err", err)
+				m.d.Log.Warn("phone_info: caching a line lookup", "job", job, "err", err)
 			}
 		}
 		return s, nil
@@ -181,20 +159,13 @@ func (m *module) line(ctx context.Context, env *enrich.Env, n Number) (s Status,
 		if ctx.Err() != nil {
 			return Status{}, false, false, ctx.Err()
 		}
-		m.d.Log.Warn("phone_info: line lookup failed", "job", jobID(env), "err", err)
+		m.d.Log.Warn("phone_info: line lookup failed", "job", job, "err", err)
 		return Status{}, false, true, nil
 	}
 	return s, true, false, nil
 }
 
-func jobID(env *enrich.Env) string {
-	if env == nil {
-		return ""
-	}
-	return env.Job.ID
-}
-
-func (m *module) fresh(s Status) bool {
+func (m *Reader) fresh(s Status) bool {
 	if m.d.MaxAge <= 0 {
 		return true
 	}
