@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/delivery"
+	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/viewport"
@@ -33,7 +33,7 @@ func (s *Server) singleRoutes() []Route {
 			Request: deliveryRequest{}, Response: jobs.Job{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 413, 422, 429, 503}},
 		{Method: http.MethodGet, Path: "/api/jobs/{id}/delivery-result", Auth: Any, Tag: "jobs", Handle: s.deliveryResult,
 			Summary:  "The result of a done delivery_check job: each seed mailbox's placement, the authentication results, a summary",
-			Response: delivery.Result{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410}},
+			Response: placement.Result{}, Status: http.StatusOK, Errors: []int{400, 401, 403, 404, 410}},
 	}
 }
 
@@ -71,7 +71,7 @@ func (s *Server) createDeliveryCheck(w http.ResponseWriter, r *http.Request, c *
 		return apperr.Fields(apperr.Field("items", "delivery-check ne prend pas d'items : domain et subject_filter.",
 			"delivery-check takes no items: domain and subject_filter."))
 	}
-	norm, err := delivery.NormalizeRequest(delivery.Request{Domain: req.Domain, SubjectFilter: req.SubjectFilter})
+	norm, err := placement.NormalizeRequest(placement.Request{Domain: req.Domain, SubjectFilter: req.SubjectFilter})
 	if err != nil {
 		return err
 	}

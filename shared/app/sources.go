@@ -17,7 +17,7 @@ import (
 	"github.com/prospectdata/svc/shared/api"
 	"github.com/prospectdata/svc/shared/blob"
 	"github.com/prospectdata/svc/shared/config"
-	"github.com/prospectdata/svc/shared/delivery"
+	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/imports"
@@ -206,14 +206,14 @@ func (s *sources) companies() api.Companies {
 type deliveryRunner struct {
 	s    *sources
 	once sync.Once
-	c    *delivery.Checker
+	c    *placement.Checker
 	err  error
 }
 
-func (r *deliveryRunner) checker() (*delivery.Checker, error) {
+func (r *deliveryRunner) checker() (*placement.Checker, error) {
 	r.once.Do(func() {
 		if r.s.sim {
-			sim, err := delivery.NewSim(context.Background())
+			sim, err := placement.NewSim(context.Background())
 			if err != nil {
 				r.err = err
 				return
@@ -221,12 +221,12 @@ func (r *deliveryRunner) checker() (*delivery.Checker, error) {
 			r.c = sim.Checker()
 			return
 		}
-		seeds, err := delivery.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
+		seeds, err := placement.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
 		if err != nil {
 			r.err = err
 			return
 		}
-		r.c = &delivery.Checker{Seeds: seeds}
+		r.c = &placement.Checker{Seeds: seeds}
 	})
 	return r.c, r.err
 }
@@ -237,12 +237,12 @@ func (r *deliveryRunner) Ready() bool {
 	if r.s.sim {
 		return true
 	}
-	seeds, err := delivery.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
+	seeds, err := placement.ParseSeeds(r.s.cfg.Sources.DeliverySeeds)
 	return err == nil && len(seeds) > 0
 }
 
 func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error) {
-	var req delivery.Request
+	var req placement.Request
 	if err := json.Unmarshal(j.Params, &req); err != nil {
 		return nil, 0, fmt.Errorf("delivery parameters: %w", err)
 	}
@@ -251,7 +251,7 @@ func (r *deliveryRunner) Run(ctx context.Context, j *jobs.Job) (any, int, error)
 		return nil, 0, err
 	}
 	// The message was sent before the job: look back a day from it.
-	req.Since = j.Created.Add(-delivery.DefaultLookback)
+	req.Since = j.Created.Add(-placement.DefaultLookback)
 	res, err := c.Check(ctx, req)
 	if err != nil {
 		return nil, 0, err

@@ -1,4 +1,4 @@
-package delivery
+package placement
 
 import (
 	"bytes"
@@ -93,7 +93,7 @@ func (s Seed) String() string {
 }
 
 // GoString is String: %#v shows no password either.
-func (s Seed) GoString() string { return "delivery.Seed{" + s.String() + "}" }
+func (s Seed) GoString() string { return "placement.Seed{" + s.String() + "}" }
 
 // MarshalJSON writes the seed without its password.
 func (s Seed) MarshalJSON() ([]byte, error) {

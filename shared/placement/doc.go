@@ -1,4 +1,4 @@
-// Package delivery is the delivery_check module: where a test message
+// Package placement is the delivery_check module: where a test message
 // landed (inbox, promotions, spam) in seed mailboxes the operator
 // configured, read over IMAP.
 //
@@ -25,4 +25,4 @@
 //
 // docs/delivery.md has the seeds' configuration, the placement rules,
 // the Gmail caveat, the result document and the figures.
-package delivery
+package placement
