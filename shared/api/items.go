@@ -9,7 +9,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // MaxItemsBody caps the body of POST /api/jobs/{type}: 10,000 rows of an
@@ -20,7 +20,7 @@ const MaxItemsBody = 16 << 20
 // itemRequestDocOf is the documented body of a module's item route: the
 // items (free-form objects: rows of an earlier job's output), the source
 // job, and the module's options.
-func itemRequestDocOf(e registry.Entry) any {
+func itemRequestDocOf(e modules.Entry) any {
 	return docStruct(append([]reflect.StructField{
 		{Name: "Items", Type: reflect.TypeFor[[]map[string]any](), Tag: `json:"items"`},
 		{Name: "SourceJobID", Type: reflect.TypeFor[*string](), Tag: `json:"source_job_id,omitempty"`},
@@ -30,8 +30,8 @@ func itemRequestDocOf(e registry.Entry) any {
 // itemEstimateDoc is the documented body of POST /api/estimate/items: the
 // module, the count, and every option that changes a price.
 func itemEstimateDoc() any {
-	var priced []registry.Option
-	for _, e := range registry.Entries() {
+	var priced []modules.Option
+	for _, e := range modules.Entries() {
 		for _, o := range e.Options {
 			if len(o.Factor) > 0 {
 				priced = append(priced, o)
@@ -45,14 +45,14 @@ func itemEstimateDoc() any {
 }
 
 // optionFields are options as the optional fields of a documented body.
-func optionFields(os []registry.Option) []reflect.StructField {
+func optionFields(os []modules.Option) []reflect.StructField {
 	out := make([]reflect.StructField, 0, len(os))
 	for i, o := range os {
 		t := reflect.TypeFor[*string]()
 		switch o.Kind {
-		case registry.Bool:
+		case modules.Bool:
 			t = reflect.TypeFor[*bool]()
-		case registry.Int:
+		case modules.Int:
 			t = reflect.TypeFor[*int]()
 		}
 		out = append(out, reflect.StructField{Name: fmt.Sprintf("Option%d", i), Type: t,
@@ -72,7 +72,7 @@ func docStruct(fs []reflect.StructField) any {
 // with underscores), and the alpha-frozen modules' 503.
 func (s *Server) itemRoutes() []Route {
 	var rs []Route
-	for _, e := range registry.Entries() {
+	for _, e := range modules.Entries() {
 		if e.APIEndpoint == nil || !strings.HasPrefix(*e.APIEndpoint, "/api/jobs/") {
 			continue
 		}
@@ -192,7 +192,7 @@ func (s *Server) moduleRoutes() []Route {
 func listItemModules(w http.ResponseWriter, r *http.Request, _ *Caller) error {
 	en := english(r)
 	out := ItemModules{Modules: []ItemModule{}}
-	for _, e := range registry.Entries() {
+	for _, e := range modules.Entries() {
 		if e.APIEndpoint == nil || e.AlphaUnavailable || !jobs.ItemModule(e.Slug) {
 			continue
 		}

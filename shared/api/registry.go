@@ -4,18 +4,18 @@ import (
 	"net/http"
 
 	"github.com/prospectdata/svc/shared/features"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // registryRoutes are the module registry and the feature-interest votes
 // of the modules to come.
 func (s *Server) registryRoutes() []Route {
 	// The registry is static: its body is built once per server.
-	flat := flatRegistry(registry.Flatten(registry.Entries()))
+	flat := flatRegistry(modules.Flatten(modules.Entries()))
 	return []Route{
 		{Method: http.MethodGet, Path: "/api/modules-registry", Auth: Public, Tag: "reference", Handle: flat.serve,
 			Summary:  "Every module: active, frozen, coming soon",
-			Response: registry.Flat{}, Status: http.StatusOK},
+			Response: modules.Flat{}, Status: http.StatusOK},
 		{Method: http.MethodGet, Path: "/api/features", Auth: SessionOnly, Tag: "features", Handle: s.getFeatures,
 			Summary:  "Your feature-interest votes and every feature's count",
 			Response: features.Summary{}, Status: http.StatusOK, Errors: []int{401, 403}},
@@ -29,11 +29,11 @@ func (s *Server) registryRoutes() []Route {
 }
 
 // flatRegistry is the body of GET /api/modules-registry.
-type flatRegistry registry.Flat
+type flatRegistry modules.Flat
 
 // serve is GET /api/modules-registry.
 func (f flatRegistry) serve(w http.ResponseWriter, r *http.Request, _ *Caller) error {
-	writeJSON(w, http.StatusOK, registry.Flat(f))
+	writeJSON(w, http.StatusOK, modules.Flat(f))
 	return nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"net/http"
 
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/pricing"
 	"github.com/prospectdata/svc/shared/viewport"
 )

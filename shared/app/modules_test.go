@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/prospectdata/svc/shared/app/apptest"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // TestEveryModuleBound: the app binds every module of items the registry
@@ -12,7 +12,7 @@ import (
 // a job of any module the routes offer finds its code.
 func TestEveryModuleBound(t *testing.T) {
 	e := apptest.Start(t)
-	for _, m := range registry.Entries() {
+	for _, m := range modules.Entries() {
 		if !m.Items() || m.AlphaUnavailable {
 			continue
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/prospectdata/svc/shared/app/apptest"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // numbered is an item source of n rows (nom, telephone).
@@ -50,7 +50,7 @@ func TestPipelineStageTakesEveryRow(t *testing.T) {
 	checkStage := func(t *testing.T, id string, rows int) {
 		t.Helper()
 		p := waitJob(t, c, id, finished)
-		phoneInfo, _ := registry.Lookup(registry.PhoneInfo)
+		phoneInfo, _ := modules.Lookup(modules.PhoneInfo)
 		want, _ := pricing.ItemEF(phoneInfo, rows, nil)
 		if p["status"] != "done" || p["results_count"] != float64(rows) || p["grid_points_count"] != float64(rows) ||
 			p["ef_cost"] != want {

@@ -15,8 +15,8 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -77,7 +77,7 @@ func TestBrandScreenshotFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			charged, _ := pricing.ItemEF(brandAssets(), 4, registry.Values{"capture_screenshot": true})
+			charged, _ := pricing.ItemEF(brandAssets(), 4, modules.Values{"capture_screenshot": true})
 			j = e.wait(j.ID)
 			if j.Status != jobs.Done || j.ErrorCount != tt.failed || j.EFCost != charged {
 				t.Fatalf("job %s, error_count %d (want %d), ef %v", j.Status, j.ErrorCount, tt.failed, j.EFCost)
@@ -107,7 +107,7 @@ func TestBrandScreenshotFailures(t *testing.T) {
 }
 
 // brandAssets is the brand_assets module's declaration.
-func brandAssets() registry.Entry {
-	e, _ := registry.Lookup(registry.BrandAssets)
+func brandAssets() modules.Entry {
+	e, _ := modules.Lookup(modules.BrandAssets)
 	return e
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/brand"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/placerow"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // brandColumns are brand_assets' Produces list.
@@ -56,7 +56,7 @@ type brandModule struct{ d BrandDeps }
 // BrandModule is the brand_assets module.
 func BrandModule(d BrandDeps) Module { return &brandModule{d: d} }
 
-func (m *brandModule) Slug() string      { return registry.BrandAssets }
+func (m *brandModule) Slug() string      { return modules.BrandAssets }
 func (m *brandModule) Columns() []string { return brandColumns }
 func (m *brandModule) Reads() []string   { return []string{"site_web"} }
 
@@ -186,7 +186,7 @@ func (m *brandModule) shoot(ctx context.Context, env *Env, site *url.URL, r *Res
 // screenshot stands for: the capture_screenshot option multiplies the
 // price without by its factor.
 func ScreenshotShare() float64 {
-	e, _ := registry.Lookup(registry.BrandAssets)
+	e, _ := modules.Lookup(modules.BrandAssets)
 	o, _ := e.Option("capture_screenshot")
 	return 1 - 1/o.Factor["true"]
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/emails"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // DeepPages bounds the deep mode's crawl of one site: the home page and
@@ -20,7 +20,7 @@ const DeepPages = 25
 // site (those pages first).
 func emailsModule() Module {
 	return &siteModule{
-		slug: registry.Emails, columns: emails.Columns,
+		slug: modules.Emails, columns: emails.Columns,
 		gather: func(ctx context.Context, env *Env, site *url.URL, h *crawl.Page) []*crawl.Page {
 			pages := contactPages(ctx, env, site, h)
 			if env.Job.Options.String("mode") == "deep" {

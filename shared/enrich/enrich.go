@@ -21,8 +21,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/prospectdata/svc/shared/crawl"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/placerow"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // Input is the cells of an item a module reads (its Reads keys).
@@ -33,8 +33,8 @@ type Job struct {
 	ID     string
 	UserID int64
 	// Options are the job's settings: every option of its module
-	// (registry.Entry.Options), defaults filled.
-	Options registry.Values
+	// (modules.Entry.Options), defaults filled.
+	Options modules.Values
 }
 
 // Env is a module's view of one item's run.
@@ -152,7 +152,7 @@ func NewSet(f *crawl.Fetcher, log *slog.Logger, mods ...Module) (*Set, error) {
 			continue
 		}
 		slug := m.Slug()
-		e, ok := registry.Lookup(slug)
+		e, ok := modules.Lookup(slug)
 		switch {
 		case !ok || !e.Items():
 			return nil, fmt.Errorf("module %q: the registry declares no module of items of that slug", slug)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/registers"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // LegalDataModule is the legal_data module over the company registers
@@ -22,7 +22,7 @@ type legalDataModule struct {
 
 var _ Sourced = (*legalDataModule)(nil)
 
-func (m *legalDataModule) Slug() string      { return registry.LegalData }
+func (m *legalDataModule) Slug() string      { return modules.LegalData }
 func (m *legalDataModule) Columns() []string { return registers.LegalDataColumns }
 func (m *legalDataModule) Source() string    { return m.source }
 

@@ -18,8 +18,8 @@ import (
 	"github.com/prospectdata/svc/shared/enrich/mentions"
 	"github.com/prospectdata/svc/shared/enrich/phones"
 	"github.com/prospectdata/svc/shared/enrich/socials"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/placerow"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // siteModule is a module over the pages of an item's site: it reads
@@ -87,21 +87,21 @@ func SiteModules() []Module {
 	return []Module{
 		emailsModule(),
 		&siteModule{
-			slug: registry.Socials, columns: socials.Columns, gather: contactPages,
+			slug: modules.Socials, columns: socials.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				v := socials.Find(pages).Values()
 				return v, anyValue(v)
 			},
 		},
 		&siteModule{
-			slug: registry.LegalIDs, columns: legalids.Columns, gather: contactPages,
+			slug: modules.LegalIDs, columns: legalids.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				v := legalids.Find(pages).Values()
 				return v, anyValue(v)
 			},
 		},
 		&siteModule{
-			slug: registry.LegalMentions, columns: mentions.Columns, gather: contactPages,
+			slug: modules.LegalMentions, columns: mentions.Columns, gather: contactPages,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				for _, p := range pages {
 					if mentions.IsLegalPage(p) {
@@ -113,7 +113,7 @@ func SiteModules() []Module {
 			},
 		},
 		&siteModule{
-			slug: registry.PhonesExtra, columns: phones.Columns, extra: []string{"telephone"}, gather: contactPages,
+			slug: modules.PhonesExtra, columns: phones.Columns, extra: []string{"telephone"}, gather: contactPages,
 			extract: func(_ *Env, in Input, pages []*crawl.Page) ([]string, bool) {
 				v := phones.Find(pages, regionOf(pages[0].URL), in["telephone"]).Values()
 				return v, anyValue(v)
@@ -121,7 +121,7 @@ func SiteModules() []Module {
 		},
 		pricingModule(),
 		&siteModule{
-			slug: registry.AdsIntelligence, columns: ads.Columns, gather: homeOnly,
+			slug: modules.AdsIntelligence, columns: ads.Columns, gather: homeOnly,
 			extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 				return ads.Analyze(pages).Values(), true
 			},
@@ -143,7 +143,7 @@ type TechDetector interface {
 // load: a process that runs no techstack job, such as an API function,
 // never pays it).
 func TechstackModule(columns []string, load func() (TechDetector, error)) Module {
-	return &techstackModule{siteModule{slug: registry.Techstack, columns: columns, gather: homeOnly}, load}
+	return &techstackModule{siteModule{slug: modules.Techstack, columns: columns, gather: homeOnly}, load}
 }
 
 type techstackModule struct {
@@ -184,7 +184,7 @@ func regionOf(u *url.URL) string {
 // (parked, for sale, a host's default page), deadsite.Classify.
 type deadCheck struct{}
 
-func (deadCheck) Slug() string      { return registry.DeadCheck }
+func (deadCheck) Slug() string      { return modules.DeadCheck }
 func (deadCheck) Columns() []string { return []string{"site_alive"} }
 func (deadCheck) Reads() []string   { return []string{"site_web"} }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/opendata"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // OpendataModule is the opendata module over the client. source names
@@ -26,7 +26,7 @@ type opendataModule struct {
 
 var _ Sourced = (*opendataModule)(nil)
 
-func (m *opendataModule) Slug() string      { return registry.Opendata }
+func (m *opendataModule) Slug() string      { return modules.Opendata }
 func (m *opendataModule) Columns() []string { return opendata.Columns }
 func (m *opendataModule) Source() string    { return m.source }
 

@@ -3,9 +3,9 @@ package enrich
 import (
 	"context"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/placerow"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // PageSpeedModule is the pagespeed module over c. source names the data
@@ -24,7 +24,7 @@ type pageSpeedModule struct {
 	source string
 }
 
-func (m *pageSpeedModule) Slug() string      { return registry.PageSpeed }
+func (m *pageSpeedModule) Slug() string      { return modules.PageSpeed }
 func (m *pageSpeedModule) Columns() []string { return pagespeed.Columns }
 func (m *pageSpeedModule) Reads() []string   { return []string{"site_web"} }
 func (m *pageSpeedModule) Source() string    { return m.source }

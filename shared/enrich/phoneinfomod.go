@@ -3,8 +3,8 @@ package enrich
 import (
 	"context"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/phoneinfo"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // PhoneInfoModule is the phone_info module over its sources
@@ -20,7 +20,7 @@ var (
 	_ Noted   = (*phoneInfoModule)(nil)
 )
 
-func (m *phoneInfoModule) Slug() string      { return registry.PhoneInfo }
+func (m *phoneInfoModule) Slug() string      { return modules.PhoneInfo }
 func (m *phoneInfoModule) Columns() []string { return phoneinfo.Columns }
 func (m *phoneInfoModule) Reads() []string   { return []string{"telephone", "country"} }
 func (m *phoneInfoModule) Source() string    { return m.r.Source() }

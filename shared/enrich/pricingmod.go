@@ -7,14 +7,14 @@ import (
 
 	"github.com/prospectdata/svc/shared/crawl"
 	"github.com/prospectdata/svc/shared/enrich/prices"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // pricingModule is the pricing module: over the contact pages and the
 // site's pricing pages.
 func pricingModule() Module {
 	return &siteModule{
-		slug: registry.Pricing, columns: prices.Columns, gather: pricingPages,
+		slug: modules.Pricing, columns: prices.Columns, gather: pricingPages,
 		extract: func(_ *Env, _ Input, pages []*crawl.Page) ([]string, bool) {
 			v := prices.Find(pages).Values()
 			return v, anyValue(v)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/enrich"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/provider"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // reviewsSource is a provider of a few places whose reviews fail as told.
@@ -85,7 +85,7 @@ func TestReviewsModule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := &reviewsSource{reviews: places, failures: map[string]int{"p1": tt.failures}, err: tt.err, calls: map[string]int{}}
 			m := enrich.ReviewsModule(enrich.ReviewsDeps{Provider: src, Now: func() time.Time { return now }, Backoff: time.Millisecond})
-			env := &enrich.Env{Job: enrich.Job{ID: "abcdefghijklmnop", Options: registry.Values{"max_reviews": tt.max, "period_months": tt.months}}}
+			env := &enrich.Env{Job: enrich.Job{ID: "abcdefghijklmnop", Options: modules.Values{"max_reviews": tt.max, "period_months": tt.months}}}
 			res, err := m.Run(context.Background(), env, enrich.Input{"lien_maps": tt.link})
 			if err != nil {
 				t.Fatal(err)
@@ -131,7 +131,7 @@ func TestReviewsListCap(t *testing.T) {
 	}
 	src := &reviewsSource{reviews: map[string][]provider.Review{"p": many}, calls: map[string]int{}}
 	m := enrich.ReviewsModule(enrich.ReviewsDeps{Provider: src})
-	res, err := m.Run(context.Background(), &enrich.Env{Job: enrich.Job{Options: registry.Values{"max_reviews": 100}}}, enrich.Input{"lien_maps": "https://maps.test/p"})
+	res, err := m.Run(context.Background(), &enrich.Env{Job: enrich.Job{Options: modules.Values{"max_reviews": 100}}}, enrich.Input{"lien_maps": "https://maps.test/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func BenchmarkReviews(b *testing.B) {
 	}
 	src := &reviewsSource{reviews: map[string][]provider.Review{"p": rs}, calls: map[string]int{}}
 	m := enrich.ReviewsModule(enrich.ReviewsDeps{Provider: src})
-	env := &enrich.Env{Job: enrich.Job{Options: registry.Values{"max_reviews": 10, "period_months": 6}}}
+	env := &enrich.Env{Job: enrich.Job{Options: modules.Values{"max_reviews": 10, "period_months": 6}}}
 	in := enrich.Input{"lien_maps": "https://maps.test/p"}
 	b.ResetTimer()
 	for b.Loop() {

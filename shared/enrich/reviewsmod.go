@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/provider"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // reviews reads the latest reviews of each row's place through the map
@@ -45,7 +45,7 @@ func ReviewsModule(d ReviewsDeps) Module {
 	return &reviewsModule{d: d}
 }
 
-func (m *reviewsModule) Slug() string      { return registry.Reviews }
+func (m *reviewsModule) Slug() string      { return modules.Reviews }
 func (m *reviewsModule) Columns() []string { return []string{"reviews_list", "owner_replied"} }
 func (m *reviewsModule) Reads() []string   { return []string{"lien_maps"} }
 func (m *reviewsModule) Source() string    { return m.d.Provider.Name() }

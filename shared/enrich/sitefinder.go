@@ -10,9 +10,9 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/phonenum"
 	"github.com/prospectdata/svc/shared/provider"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // site_finder finds a business's website from its name and address. Its
@@ -52,7 +52,7 @@ type siteFinder struct{ d SiteFinderDeps }
 // SiteFinderModule is the site_finder module.
 func SiteFinderModule(d SiteFinderDeps) Module { return &siteFinder{d: d} }
 
-func (m *siteFinder) Slug() string      { return registry.SiteFinder }
+func (m *siteFinder) Slug() string      { return modules.SiteFinder }
 func (m *siteFinder) Columns() []string { return []string{"site_web", "site_finder_match"} }
 func (m *siteFinder) Reads() []string {
 	return []string{"nom", "adresse", "telephone", "category", "code_postal", "commune"}

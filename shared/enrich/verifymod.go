@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/verify"
 )
 
@@ -30,7 +30,7 @@ type verifyModule struct {
 
 var _ Sourced = (*verifyModule)(nil)
 
-func (m *verifyModule) Slug() string      { return registry.VerifyEmails }
+func (m *verifyModule) Slug() string      { return modules.VerifyEmails }
 func (m *verifyModule) Columns() []string { return verify.Columns }
 func (m *verifyModule) Reads() []string   { return []string{"email"} }
 

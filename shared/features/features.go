@@ -12,7 +12,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -26,7 +26,7 @@ type Service struct {
 }
 
 // New returns the vote service over the registry's allow-list.
-func New(db store.DB) *Service { return &Service{db: db, allowed: registry.FeatureIDs()} }
+func New(db store.DB) *Service { return &Service{db: db, allowed: modules.FeatureIDs()} }
 
 // Summary is the body of GET /api/features.
 type Summary struct {

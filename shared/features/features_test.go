@@ -10,7 +10,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/features"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
@@ -42,7 +42,7 @@ const comingSoon = "linkedin"
 // service's own future features; an active module or an unknown id is a
 // 404 for a vote and a retraction alike.
 func TestAllowList(t *testing.T) {
-	ids := registry.FeatureIDs()
+	ids := modules.FeatureIDs()
 	if !slices.Contains(ids, comingSoon) {
 		t.Fatalf("%s is not in the allow-list %v", comingSoon, ids)
 	}
@@ -79,10 +79,10 @@ func TestAllowList(t *testing.T) {
 func TestGetCountsEveryFeature(t *testing.T) {
 	s := newService(t)
 	sum := summary(t, s, 1)
-	if len(sum.Counts) != len(registry.FeatureIDs()) {
-		t.Fatalf("%d counts, want one per allowed id (%d)", len(sum.Counts), len(registry.FeatureIDs()))
+	if len(sum.Counts) != len(modules.FeatureIDs()) {
+		t.Fatalf("%d counts, want one per allowed id (%d)", len(sum.Counts), len(modules.FeatureIDs()))
 	}
-	for _, id := range registry.FeatureIDs() {
+	for _, id := range modules.FeatureIDs() {
 		if n, ok := sum.Counts[id]; !ok || n != 0 {
 			t.Fatalf("count of %s: %d (present %v), want 0", id, n, ok)
 		}

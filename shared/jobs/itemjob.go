@@ -14,8 +14,8 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // ItemRequest is the body of POST /api/jobs/{type} (spec: "Item-driven job
@@ -26,8 +26,8 @@ type ItemRequest struct {
 	Items       []json.RawMessage `json:"items"`
 	SourceJobID *string           `json:"source_job_id,omitempty"`
 	// Options are the body's fields that are some module's option
-	// (registry.Option), by name, as decoded: the module's
-	// registry.Entry.Read checks them.
+	// (modules.Option), by name, as decoded: the module's
+	// modules.Entry.Read checks them.
 	Options map[string]any `json:"-"`
 }
 
@@ -50,7 +50,7 @@ func (r *ItemRequest) UnmarshalJSON(b []byte) error {
 }
 
 // ReadOptions reads the fields of a JSON object that are some module's
-// option (registry.IsOption), by name, as decoded (string, bool, float64,
+// option (modules.IsOption), by name, as decoded (string, bool, float64,
 // nil for null); nil when there are none. A body that sets options
 // (POST /api/jobs/{type}, POST /api/estimate/items) reads them with it.
 func ReadOptions(body []byte) (map[string]any, error) {
@@ -60,7 +60,7 @@ func ReadOptions(body []byte) (map[string]any, error) {
 	}
 	var out map[string]any
 	for name, raw := range fields {
-		if !registry.IsOption(name) {
+		if !modules.IsOption(name) {
 			continue
 		}
 		var v any
@@ -98,7 +98,7 @@ func (s *Service) deleteFiles(ctx context.Context, j *Job) error {
 // the request's options (mode, capture_screenshot), read as CreateItems
 // reads them: POST /api/estimate/items shows it before the job starts.
 func ItemPrice(module string, n int, r ItemRequest) (float64, error) {
-	e, ok := registry.Lookup(module)
+	e, ok := modules.Lookup(module)
 	if !ok || !e.Items() {
 		return 0, apperr.Fields(apperr.Field("module", "module inconnu ou sans items", "unknown module, or one without items"))
 	}
@@ -116,7 +116,7 @@ func ItemPrice(module string, n int, r ItemRequest) (float64, error) {
 // ItemModule tells whether a job type runs over items (every module of
 // the registry with an item price).
 func ItemModule(jobType string) bool {
-	e, ok := registry.Lookup(jobType)
+	e, ok := modules.Lookup(jobType)
 	return ok && e.Items()
 }
 
@@ -185,15 +185,15 @@ func (s *Service) CreateItemsFrom(ctx context.Context, u *accounts.User, module 
 
 // itemSettings are an item request's checked settings.
 type itemSettings struct {
-	module registry.Entry
-	values registry.Values
+	module modules.Entry
+	values modules.Values
 }
 
 // itemSettings admits the user and checks the request's settings against
 // the module's options.
 func (s *Service) itemSettings(ctx context.Context, u *accounts.User, module string, r ItemRequest) (itemSettings, error) {
 	var st itemSettings
-	e, ok := registry.Lookup(module)
+	e, ok := modules.Lookup(module)
 	if !ok || !e.Items() {
 		return st, apperr.Missing()
 	}

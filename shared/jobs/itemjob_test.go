@@ -13,8 +13,8 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/scrape"
 )
 
@@ -193,7 +193,7 @@ func TestItemOptions(t *testing.T) {
 					t.Fatalf("%s %v, want %d", f.name, f.got, f.want)
 				}
 			}
-			mod, _ := registry.Lookup(tt.module)
+			mod, _ := modules.Lookup(tt.module)
 			per := mod.EFPerItem
 			if want := float64(int(per*3*tt.want.screenshotFactor*100+0.5)) / 100; j.EFCost != want {
 				t.Fatalf("EF %v, want %v", j.EFCost, want)
@@ -369,7 +369,7 @@ func TestCreateItemsFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mod, _ := registry.Lookup("socials")
+			mod, _ := modules.Lookup("socials")
 			want, _ := pricing.ItemEF(mod, tt.n, nil)
 			if j.GridPointsCount != tt.n || j.EFCost != want {
 				t.Fatalf("%d items at %v EF, want %d at %v", j.GridPointsCount, j.EFCost, tt.n, want)

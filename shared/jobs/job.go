@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 // Status is a job state.
@@ -35,7 +35,7 @@ func (s Status) Terminal() bool {
 func (s Status) Active() bool { return s == Pending || s == Running }
 
 // TypeScrap is the job type of a scrape.
-const TypeScrap = registry.Scrap
+const TypeScrap = modules.Scrap
 
 // DefaultCountry and DefaultScrapMode are the values JobPublic carries on
 // a job without scrape settings of its own: the spec gives every job the

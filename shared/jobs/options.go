@@ -1,6 +1,6 @@
 package jobs
 
-import "github.com/prospectdata/svc/shared/registry"
+import "github.com/prospectdata/svc/shared/modules"
 
 // jobOption is where a job carries one of its module's options: the
 // contract's public fields (email_mode, max_reviews, period_months) and
@@ -49,7 +49,7 @@ func jobOptions() map[string]jobOption {
 }
 
 // setOptions keeps a new job's settings (its module's Read).
-func (j *Job) setOptions(v registry.Values) {
+func (j *Job) setOptions(v modules.Values) {
 	places := jobOptions()
 	for name, x := range v {
 		if p, ok := places[name]; ok {
@@ -60,9 +60,9 @@ func (j *Job) setOptions(v registry.Values) {
 
 // Options are the job's settings as its module reads them: every option
 // of the job's module, the job's value or the default.
-func (j *Job) Options() registry.Values {
-	e, _ := registry.Lookup(j.JobType)
-	v := registry.Values{}
+func (j *Job) Options() modules.Values {
+	e, _ := modules.Lookup(j.JobType)
+	v := modules.Values{}
 	places := jobOptions()
 	for _, o := range e.Options {
 		v[o.Name] = o.Default

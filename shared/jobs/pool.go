@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/store"
 )
 
@@ -53,7 +53,7 @@ func queuePK(pool string) string { return "QUEUE#" + pool }
 
 // poolOf is the pool a job waits for; "" for modules that run at once.
 func poolOf(j *Job) string {
-	if e, ok := registry.Lookup(j.JobType); ok && e.Pool == registry.MultiProxy {
+	if e, ok := modules.Lookup(j.JobType); ok && e.Pool == modules.MultiProxy {
 		return PoolMultiProxy
 	}
 	return ""

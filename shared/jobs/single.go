@@ -11,7 +11,7 @@ import (
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // Single-run jobs are one call whose result is a JSON document, not rows
@@ -19,13 +19,13 @@ import (
 // reusable CSV, so their items route answers 400 (spec) and so does their
 // download; their result route reads the document.
 const (
-	TypeDeliveryCheck = registry.DeliveryCheck
-	TypeViewportTest  = registry.ViewportTest
+	TypeDeliveryCheck = modules.DeliveryCheck
+	TypeViewportTest  = modules.ViewportTest
 )
 
 // TypeSirene is the sirene source: one call too, whose result is rows (a
 // CSV like a scrape's).
-const TypeSirene = registry.Sirene
+const TypeSirene = modules.Sirene
 
 // SingleRun tells whether a job type runs as one call with a JSON result
 // (no CSV).
@@ -35,9 +35,9 @@ func SingleRun(jobType string) bool {
 
 // The stages a pipeline runs itself, one call each whose result is a CSV.
 const (
-	TypeImport = registry.Import
-	TypeFilter = registry.Filter
-	TypeSort   = registry.Sort
+	TypeImport = modules.Import
+	TypeFilter = modules.Filter
+	TypeSort   = modules.Sort
 )
 
 // runsOnce tells whether CreateSingle makes jobs of the type.

@@ -12,8 +12,8 @@ import (
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/imports"
 	"github.com/prospectdata/svc/shared/jobs"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
-	"github.com/prospectdata/svc/shared/registry"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/sirene"
 )
@@ -130,13 +130,13 @@ func (c *Checker) checkNodes(ctx context.Context, u *accounts.User, d *Definitio
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
-		case registry.Scrap:
+		case modules.Scrap:
 			set, err := scrapeSettings(n)
 			if err != nil {
 				return nil, err
 			}
 			nc.scrapes[id] = set
-		case registry.Sirene:
+		case modules.Sirene:
 			cfg, err := sireneConfig(n)
 			if err == nil {
 				if ferr := cfg.CheckFields(); ferr != nil {
@@ -147,7 +147,7 @@ func (c *Checker) checkNodes(ctx context.Context, u *accounts.User, d *Definitio
 				return nil, refusal(ReasonDefinition, err)
 			}
 			nc.sirenes[id] = cfg
-		case registry.Import:
+		case modules.Import:
 			r, err := c.importRows(ctx, u, n)
 			if err != nil {
 				return nil, err
@@ -164,7 +164,7 @@ func (c *Checker) priceSources(ctx context.Context, d *Definition, order []strin
 	for _, id := range order {
 		n := node(d, id)
 		switch n.Type {
-		case registry.Scrap:
+		case modules.Scrap:
 			set := nc.scrapes[id]
 			plan, err := c.scrapePlan(n, set)
 			if err != nil {
@@ -176,7 +176,7 @@ func (c *Checker) priceSources(ctx context.Context, d *Definition, order []strin
 			out.Cost += plan.Estimate.EF
 			// The places it is expected to list, at most stop_at.
 			nc.rows[id] = math.Ceil(plan.Estimate.ExpectedPlaces)
-		case registry.Sirene:
+		case modules.Sirene:
 			cfg := nc.sirenes[id]
 			if err := cfg.Validate(c.d.Scrape); err != nil {
 				return refusal(zonesOr(err), nodeErr(n.ID, err))
@@ -204,9 +204,9 @@ func (c *Checker) priceStages(d *Definition, order []string, rows map[string]flo
 		in := rows[p]
 		nt, _ := c.t.Lookup(n.Type)
 		switch n.Type {
-		case registry.Filter:
+		case modules.Filter:
 			rows[id] = in
-		case registry.Sort:
+		case modules.Sort:
 			rows[id] = in
 			if top, ok := number(n.Config["top_n"]); ok && top < in {
 				rows[id] = top
@@ -214,7 +214,7 @@ func (c *Checker) priceStages(d *Definition, order []string, rows map[string]flo
 		default:
 			// A stage takes every row of its predecessor (docs/pipelines.md),
 			// so the worst case counts them all; the config was checked.
-			e, _ := registry.Lookup(nt.Module)
+			e, _ := modules.Lookup(nt.Module)
 			v, _ := e.Read(settings(e, n.Config))
 			ef, _ := pricing.ItemEF(e, int(in), v)
 			out.Cost += ef

@@ -7,7 +7,7 @@ package pipelines
 import (
 	"slices"
 
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // SchemaVersion is the version of the definition documents.
@@ -20,13 +20,13 @@ const MaxNodes = 20
 // node table): what a stage's rows hold. The registry declares them, since
 // a module's node names them.
 const (
-	Pois        = registry.Pois
-	PoisEmail   = registry.PoisEmail
-	Verified    = registry.Verified
-	Reviews     = registry.ReviewRows
-	PoisAny     = registry.PoisAny
-	AnyPois     = registry.AnyPois
-	Passthrough = registry.Passthrough
+	Pois        = modules.Pois
+	PoisEmail   = modules.PoisEmail
+	Verified    = modules.Verified
+	Reviews     = modules.ReviewRows
+	PoisAny     = modules.PoisAny
+	AnyPois     = modules.AnyPois
+	Passthrough = modules.Passthrough
 )
 
 // Compat is the compat map: an input type and the output types it accepts.
@@ -38,11 +38,11 @@ var Compat = map[string][]string{
 
 // Categories of node types.
 const (
-	CatSource  = registry.NodeSource
-	CatEnrich  = registry.NodeEnrich
-	CatVerify  = registry.NodeVerify
-	CatCheck   = registry.NodeCheck
-	CatProcess = registry.NodeProcess
+	CatSource  = modules.NodeSource
+	CatEnrich  = modules.NodeEnrich
+	CatVerify  = modules.NodeVerify
+	CatCheck   = modules.NodeCheck
+	CatProcess = modules.NodeProcess
 )
 
 // Field types of a config schema.
@@ -115,7 +115,7 @@ func nodeTypes() []NodeType {
 // moduleNode is a node type that runs a registry module, slug, with the
 // module's Needs and Produces.
 func moduleNode(typ, cat, in, out, slug string, schema map[string]Field) NodeType {
-	e, _ := registry.Lookup(slug)
+	e, _ := modules.Lookup(slug)
 	needs, produces := e.Needs, e.Produces
 	if needs == nil {
 		needs = []string{}
@@ -129,7 +129,7 @@ func moduleNode(typ, cat, in, out, slug string, schema map[string]Field) NodeTyp
 
 // sourceNodes are the root node types: scrap, import and sirene.
 func sourceNodes() []NodeType {
-	scrap := moduleNode(registry.Scrap, CatSource, "", Pois, registry.Scrap, fields(
+	scrap := moduleNode(modules.Scrap, CatSource, "", Pois, modules.Scrap, fields(
 		nf{"queries", Field{Type: TStrings, Required: true, Label: "Requêtes", MaxItems: 20}},
 		nf{"country", Field{Type: TString, Default: "FRA", Label: "Pays"}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
@@ -139,14 +139,14 @@ func sourceNodes() []NodeType {
 	))
 	scrap.Produces = []string{"nom", "site_web", "telephone", "adresse", "rating", "reviews_count", "category", "lien_maps", "aggregator_flag"}
 	scrap.Needs = []string{}
-	imp := moduleNode(registry.Import, CatSource, "", Pois, registry.Import, fields(
+	imp := moduleNode(modules.Import, CatSource, "", Pois, modules.Import, fields(
 		nf{"source", Field{Type: TEnum, Required: true, Default: "paste", Enum: []string{"paste", "url", "from_job"}, Label: "Source"}},
 		nf{"text", Field{Type: TString, Default: "", Label: "Texte collé"}},
 		nf{"url", Field{Type: TString, Default: "", Label: "Adresse du tableur public"}},
 		nf{"from_job_id", Field{Type: TString, Default: "", Label: "Job source"}},
 	))
 	imp.Produces = []string{}
-	sirene := moduleNode(registry.Sirene, CatSource, "", Pois, registry.Sirene, fields(
+	sirene := moduleNode(modules.Sirene, CatSource, "", Pois, modules.Sirene, fields(
 		nf{"activites", Field{Type: TStrings, Required: true, Label: "Activités (métier ou code NAF)", MaxItems: 20}},
 		nf{"zones", Field{Type: TStrings, Required: true, Label: "Zones", MaxItems: 50}},
 		nf{"etablissements", Field{Type: TEnum, Default: "tous", Enum: []string{"tous", "sieges"}, Label: "Établissements"}},
@@ -162,10 +162,10 @@ func sourceNodes() []NodeType {
 
 // moduleNodes are the enrichment, verification and check node types: one
 // per registry module with a Node, its config the module's options that a
-// node takes (registry.Option.InNode).
+// node takes (modules.Option.InNode).
 func moduleNodes() []NodeType {
 	var out []NodeType
-	for _, e := range registry.Entries() {
+	for _, e := range modules.Entries() {
 		if e.Node == nil {
 			continue
 		}
@@ -181,12 +181,12 @@ func moduleNodes() []NodeType {
 }
 
 // optionField is a module option as a node config field.
-func optionField(o registry.Option) Field {
+func optionField(o modules.Option) Field {
 	f := Field{Default: o.Default, Label: o.NodeLabel}
 	switch o.Kind {
-	case registry.Bool:
+	case modules.Bool:
 		f.Type = TBool
-	case registry.Int:
+	case modules.Int:
 		f.Type, f.Min, f.Max = TInt, o.Min, o.Max
 	default:
 		f.Type, f.Enum = TEnum, o.Values
@@ -195,7 +195,7 @@ func optionField(o registry.Option) Field {
 }
 
 // settings are a module node's options, from its config.
-func settings(e registry.Entry, config map[string]any) map[string]any {
+func settings(e modules.Entry, config map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, o := range e.Options {
 		if v, ok := config[o.Name]; ok && o.InNode {
@@ -208,11 +208,11 @@ func settings(e registry.Entry, config map[string]any) map[string]any {
 // processNodes are the node types that run inside the pipeline: filter
 // and sort.
 func processNodes() []NodeType {
-	filter := NodeType{Type: registry.Filter, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+	filter := NodeType{Type: modules.Filter, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
 		Produces: []string{}, ConfigFreeform: true, ConfigSchema: fields(
 			nf{"rules", Field{Type: TObject, Default: map[string]any{"logic": "AND", "conditions": []any{}}, Label: "Règles"}},
 		)}
-	sort := NodeType{Type: registry.Sort, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
+	sort := NodeType{Type: modules.Sort, Category: CatProcess, Input: AnyPois, Output: Passthrough, Needs: []string{},
 		Produces: []string{}, ConfigSchema: fields(
 			nf{"sort_by", Field{Type: TString, Required: true, Label: "Trier par (colonne)"}},
 			nf{"direction", Field{Type: TEnum, Default: "desc", Enum: []string{"asc", "desc"}, Label: "Ordre"}},

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pipelines"
-	"github.com/prospectdata/svc/shared/registry"
 )
 
 func parse(t *testing.T, tab *pipelines.Table, doc string) *pipelines.Definition {
@@ -145,7 +145,7 @@ func TestSchema(t *testing.T) {
 	if sc.SchemaVersion != 1 || !slices.Equal(sc.RootTypes, []string{"scrap", "import", "sirene"}) {
 		t.Fatalf("schema: %v %v", sc.SchemaVersion, sc.RootTypes)
 	}
-	for _, e := range registry.Entries() {
+	for _, e := range modules.Entries() {
 		if !e.Pipelinable || e.ComingSoon || e.AlphaUnavailable {
 			continue
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/export"
 	"github.com/prospectdata/svc/shared/jobs"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/scrape"
 	"github.com/prospectdata/svc/shared/sirene"
 	"github.com/prospectdata/svc/shared/store"
@@ -198,20 +198,20 @@ func (s *Service) ReplayID(ctx context.Context, u *accounts.User, id string) (st
 func (s *Service) startRoot(ctx context.Context, u *accounts.User, p *Pipeline, n Node) (*jobs.Job, error) {
 	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority})
 	switch n.Type {
-	case registry.Scrap:
+	case modules.Scrap:
 		var r scrape.Request
 		b, _ := json.Marshal(n.Config)
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, err
 		}
 		return s.d.Jobs.Create(ctx, u, r)
-	case registry.Sirene:
+	case modules.Sirene:
 		cfg, err := sireneConfig(n)
 		if err != nil {
 			return nil, err
 		}
 		return sirene.Create(ctx, s.d.Jobs, u, s.d.Scrape, cfg)
-	case registry.Import:
+	case modules.Import:
 		return s.d.Jobs.CreateSingle(ctx, u, jobs.TypeImport, StageParams{Config: n.Config}, 0)
 	}
 	return nil, fmt.Errorf("pipeline %s: %s is not a root", p.ID, n.Type)
@@ -285,7 +285,7 @@ func (s *Service) startSuccessors(ctx context.Context, p *Pipeline, j *jobs.Job)
 func (s *Service) startStage(ctx context.Context, u *accounts.User, p *Pipeline, n Node, src *jobs.Job) (*jobs.Job, error) {
 	ctx = jobs.WithOrigin(ctx, jobs.Origin{PipelineID: p.ID, NodeID: n.ID, LowPriority: p.LowPriority, Successor: true})
 	switch n.Type {
-	case registry.Filter, registry.Sort:
+	case modules.Filter, modules.Sort:
 		return s.d.Jobs.CreateSingle(ctx, u, n.Type, StageParams{SourceJobID: src.ID, Config: n.Config}, 0)
 	}
 	nt, _ := s.d.Checker.t.Lookup(n.Type)
@@ -299,7 +299,7 @@ func (s *Service) startStage(ctx context.Context, u *accounts.User, p *Pipeline,
 		return nil, err
 	}
 	srcID := src.ID
-	e, _ := registry.Lookup(nt.Module)
+	e, _ := modules.Lookup(nt.Module)
 	req := jobs.ItemRequest{SourceJobID: &srcID, Options: settings(e, n.Config)}
 	// Every row of the predecessor, streamed into the stage's input: a
 	// stage is not bounded by a request's items (docs/pipelines.md).
@@ -535,7 +535,7 @@ func (s *Service) FilterPreview(ctx context.Context, uid int64, id, nodeID strin
 	}
 	if n := node(&p.Definition, nodeID); n.ID == "" {
 		return nil, apperr.Missing()
-	} else if n.Type != registry.Filter {
+	} else if n.Type != modules.Filter {
 		return nil, apperr.New(apperr.Invalid, "Ce node n'est pas un filtre.", "This node is not a filter.")
 	}
 	rc, jobID, reason, err := s.predecessorOutput(ctx, uid, id, nodeID)
@@ -747,9 +747,9 @@ func (s *Service) List(ctx context.Context, uid int64) ([]Summary, error) {
 // light, sources and enrichments heavy (spec: progress_pct).
 func weight(t *Table, typ string) float64 {
 	switch typ {
-	case registry.Filter, registry.Sort:
+	case modules.Filter, modules.Sort:
 		return 0.05
-	case registry.Scrap, registry.Sirene:
+	case modules.Scrap, modules.Sirene:
 		return 3
 	}
 	if nt, ok := t.Lookup(typ); ok && nt.IsRoot {

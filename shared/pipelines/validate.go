@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
-	"github.com/prospectdata/svc/shared/registry"
+	"github.com/prospectdata/svc/shared/modules"
 )
 
 // ruleErr is a broken definition rule: 400 with its message (spec:
@@ -140,7 +140,7 @@ func (g *graph) output(id string) string {
 func (g *graph) hasEmail(id string) bool {
 	for cur, hops := id, 0; hops <= MaxNodes; hops++ {
 		nt, _ := g.t.Lookup(g.nodes[cur].Type)
-		if slices.Contains(nt.Produces, "email") || nt.Type == registry.Import {
+		if slices.Contains(nt.Produces, "email") || nt.Type == modules.Import {
 			return true
 		}
 		p, ok := g.pred[cur]

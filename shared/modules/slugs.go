@@ -1,4 +1,4 @@
-package registry
+package modules
 
 // Slugs of the modules the code names: every other package names a module
 // by these, never by a string of its own.

@@ -1,8 +1,10 @@
-// Package registry is the module registry: one Go table listing every module
-// (active, alpha-frozen, coming soon) with its category, labels, the artifacts
-// it needs and produces, its execution pool and its endpoint. Every later
-// concept (job types, pipeline nodes, feature votes) reads it from here.
-package registry
+// Package modules is the module registry: one Go table declaring every
+// module (active, alpha-frozen, coming soon) with its category, labels,
+// the columns it needs and produces, its execution pool, its endpoint, and
+// for a module of items its price, options and pipeline node. Job routes,
+// prices, the pipeline node table, feature votes and the binding of
+// modules to their code (enrich.NewSet) all read it from here.
+package modules
 
 import "slices"
 
