@@ -159,16 +159,6 @@ func New(cfg Config, hc *http.Client) (*Client, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Duration(cfg.QueryTimeout)*time.Second + 15*time.Second
 	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.BackoffBase <= 0 {
-		cfg.BackoffBase = DefaultBackoffBase
-	}
-	if cfg.BackoffMax <= 0 {
-		cfg.BackoffMax = DefaultBackoffMax
-	}
-	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
@@ -198,7 +188,7 @@ func New(cfg Config, hc *http.Client) (*Client, error) {
 			c.backOff(d)
 			return nil
 		},
-	}
+	}.Or(upstream.Retry{MaxAttempts: DefaultMaxAttempts, BackoffBase: DefaultBackoffBase, BackoffMax: DefaultBackoffMax})
 	return c, nil
 }
 

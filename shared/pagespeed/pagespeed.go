@@ -106,16 +106,6 @@ func NewClient(cfg Config, hc *http.Client) (*Client, error) {
 		return nil, fmt.Errorf("pagespeed: strategy %q is neither mobile nor desktop", cfg.Strategy)
 	}
 	cfg.APIKey = strings.TrimSpace(cfg.APIKey)
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.BackoffBase <= 0 {
-		cfg.BackoffBase = DefaultBackoffBase
-	}
-	if cfg.BackoffMax <= 0 {
-		cfg.BackoffMax = DefaultBackoffMax
-	}
-	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
 	if cfg.AttemptTimeout <= 0 {
 		cfg.AttemptTimeout = DefaultAttemptTimeout
 	}
@@ -132,7 +122,7 @@ func NewClient(cfg Config, hc *http.Client) (*Client, error) {
 		Jitter:      upstream.EqualJitter(),
 		Sleep:       cfg.Sleep,
 		Now:         cfg.Now,
-	}}
+	}.Or(upstream.Retry{MaxAttempts: DefaultMaxAttempts, BackoffBase: DefaultBackoffBase, BackoffMax: DefaultBackoffMax})}
 	if hc != nil {
 		cp := *hc
 		c.hc = &cp

@@ -104,16 +104,6 @@ func NewHLRClient(cfg HLRConfig, hc *http.Client) (*HLRClient, error) {
 	if cfg.Key == "" || cfg.Secret == "" {
 		return nil, errors.New("phone line lookup: a key and a secret are needed")
 	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultHLRMaxAttempts
-	}
-	if cfg.BackoffBase <= 0 {
-		cfg.BackoffBase = DefaultHLRBackoffBase
-	}
-	if cfg.BackoffMax <= 0 {
-		cfg.BackoffMax = DefaultHLRBackoffMax
-	}
-	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
 	if cfg.AttemptTimeout <= 0 {
 		cfg.AttemptTimeout = DefaultHLRAttemptTimeout
 	}
@@ -136,7 +126,7 @@ func NewHLRClient(cfg HLRConfig, hc *http.Client) (*HLRClient, error) {
 		Jitter:      upstream.EqualJitter(),
 		Sleep:       cfg.Sleep,
 		Now:         cfg.Now,
-	}}
+	}.Or(upstream.Retry{MaxAttempts: DefaultHLRMaxAttempts, BackoffBase: DefaultHLRBackoffBase, BackoffMax: DefaultHLRBackoffMax})}
 	if hc != nil {
 		cp := *hc
 		c.hc = &cp

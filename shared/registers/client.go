@@ -176,16 +176,6 @@ func New(d Deps) (*Client, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.BackoffBase <= 0 {
-		cfg.BackoffBase = DefaultBackoffBase
-	}
-	if cfg.BackoffMax <= 0 {
-		cfg.BackoffMax = DefaultBackoffMax
-	}
-	cfg.BackoffMax = max(cfg.BackoffMax, cfg.BackoffBase)
 	c := &Client{cfg: cfg, clock: d.Clock, gaz: d.Gazetteer,
 		search: &endpoint{name: "recherche-entreprises", base: sb, pace: pacer{interval: interval(cfg.RatePerSecond)}},
 		bodacc: &endpoint{name: "bodacc", base: bb, pace: pacer{interval: interval(cfg.BodaccRatePerSecond)}},
@@ -207,7 +197,7 @@ func New(d Deps) (*Client, error) {
 		Jitter:      upstream.EqualJitter(),
 		Sleep:       c.clock.Sleep,
 		Now:         c.clock.Now,
-	}
+	}.Or(upstream.Retry{MaxAttempts: DefaultMaxAttempts, BackoffBase: DefaultBackoffBase, BackoffMax: DefaultBackoffMax})
 	if d.HTTP != nil {
 		hc := *d.HTTP
 		c.hc = &hc

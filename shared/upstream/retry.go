@@ -55,6 +55,21 @@ type Retry struct {
 	OnWait func(d time.Duration, asked bool)
 }
 
+// Or is r with the attempts and backoffs it leaves unset (0 or less)
+// taken from d: a client's configured policy over its defaults.
+func (r Retry) Or(d Retry) Retry {
+	if r.MaxAttempts <= 0 {
+		r.MaxAttempts = d.MaxAttempts
+	}
+	if r.BackoffBase <= 0 {
+		r.BackoffBase = d.BackoffBase
+	}
+	if r.BackoffMax <= 0 {
+		r.BackoffMax = d.BackoffMax
+	}
+	return r
+}
+
 // Jitter spreads a backoff d: the wait is drawn uniformly in
 // [d·(1−Below), d·(1+Above)].
 type Jitter struct{ Below, Above float64 }

@@ -304,3 +304,25 @@ func TestOnWait(t *testing.T) {
 		t.Errorf("waits told %v, want %v", got, want)
 	}
 }
+
+// TestOr: a configured policy keeps what it sets and takes the rest from
+// the defaults.
+func TestOr(t *testing.T) {
+	d := upstream.Retry{MaxAttempts: 5, BackoffBase: time.Second, BackoffMax: time.Minute}
+	for _, tt := range []struct {
+		name string
+		r    upstream.Retry
+		want upstream.Retry
+	}{
+		{"nothing set", upstream.Retry{}, d},
+		{"negative is unset", upstream.Retry{MaxAttempts: -1, BackoffBase: -time.Second}, d},
+		{"attempts set", upstream.Retry{MaxAttempts: 1}, upstream.Retry{MaxAttempts: 1, BackoffBase: time.Second, BackoffMax: time.Minute}},
+		{"all set", upstream.Retry{MaxAttempts: 2, BackoffBase: time.Millisecond, BackoffMax: time.Second},
+			upstream.Retry{MaxAttempts: 2, BackoffBase: time.Millisecond, BackoffMax: time.Second}},
+	} {
+		got := tt.r.Or(d)
+		if got.MaxAttempts != tt.want.MaxAttempts || got.BackoffBase != tt.want.BackoffBase || got.BackoffMax != tt.want.BackoffMax {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -185,26 +185,17 @@ func New(key string, opt Options) (*Client, error) {
 		c.hc = &http.Client{Timeout: DefaultTimeout}
 	}
 	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	if opt.MaxAttempts <= 0 {
-		opt.MaxAttempts = DefaultMaxAttempts
-	}
-	if opt.BackoffBase <= 0 {
-		opt.BackoffBase = DefaultBackoffBase
-	}
-	if opt.BackoffMax <= 0 {
-		opt.BackoffMax = DefaultBackoffMax
-	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	c.retry = upstream.Retry{
 		MaxAttempts: opt.MaxAttempts,
 		BackoffBase: opt.BackoffBase,
-		BackoffMax:  max(opt.BackoffMax, opt.BackoffBase),
+		BackoffMax:  opt.BackoffMax,
 		Jitter:      upstream.EqualJitter(),
 		Sleep:       opt.Sleep,
 		Now:         c.now,
-	}
+	}.Or(upstream.Retry{MaxAttempts: DefaultMaxAttempts, BackoffBase: DefaultBackoffBase, BackoffMax: DefaultBackoffMax})
 	return c, nil
 }
 
