@@ -14,36 +14,30 @@ type jobOption struct {
 // jobOptions are the places, by option name.
 func jobOptions() map[string]jobOption {
 	return map[string]jobOption{
-		"mode": {
-			get: func(j *Job) (any, bool) {
-				if j.EmailMode == nil {
-					return nil, false
-				}
-				return *j.EmailMode, true
-			},
-			set: func(j *Job, v any) { s := v.(string); j.EmailMode = &s },
-		},
+		"mode":          pointerField(func(j *Job) **string { return &j.EmailMode }),
+		"max_reviews":   pointerField(func(j *Job) **int { return &j.MaxReviews }),
+		"period_months": pointerField(func(j *Job) **int { return &j.PeriodMonths }),
 		"capture_screenshot": {
 			get: func(j *Job) (any, bool) { return j.CaptureScreenshot, true },
 			set: func(j *Job, v any) { j.CaptureScreenshot = v.(bool) },
 		},
-		"max_reviews": {
-			get: func(j *Job) (any, bool) {
-				if j.MaxReviews == nil {
-					return nil, false
-				}
-				return *j.MaxReviews, true
-			},
-			set: func(j *Job, v any) { n := v.(int); j.MaxReviews = &n },
+	}
+}
+
+// pointerField is an option carried by a public field that is null on
+// jobs of other modules.
+func pointerField[T any](field func(j *Job) **T) jobOption {
+	return jobOption{
+		get: func(j *Job) (any, bool) {
+			p := *field(j)
+			if p == nil {
+				return nil, false
+			}
+			return *p, true
 		},
-		"period_months": {
-			get: func(j *Job) (any, bool) {
-				if j.PeriodMonths == nil {
-					return nil, false
-				}
-				return *j.PeriodMonths, true
-			},
-			set: func(j *Job, v any) { n := v.(int); j.PeriodMonths = &n },
+		set: func(j *Job, v any) {
+			x := v.(T)
+			*field(j) = &x
 		},
 	}
 }
