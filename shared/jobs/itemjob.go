@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/accounts"
@@ -50,17 +52,30 @@ func (r *ItemRequest) UnmarshalJSON(b []byte) error {
 }
 
 // ReadOptions reads the fields of a JSON object that are some module's
-// option (modules.IsOption), by name, as decoded (string, bool, float64,
+// option (modules.Option), by name, as decoded (string, bool, float64,
 // nil for null); nil when there are none. A body that sets options
 // (POST /api/jobs/{type}, POST /api/estimate/items) reads them with it.
+// The body is read into a struct of the options' fields alone, so that
+// its other fields (10,000 items) are skipped, not copied once more; the
+// names match as encoding/json matches any body's fields.
 func ReadOptions(body []byte) (map[string]any, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
+	var names []string
+	var fields []reflect.StructField
+	for _, e := range modules.Entries() {
+		for _, o := range e.Options {
+			names = append(names, o.Name)
+			fields = append(fields, reflect.StructField{Name: "Option" + strconv.Itoa(len(fields)),
+				Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + o.Name + `"`)})
+		}
+	}
+	p := reflect.New(reflect.StructOf(fields))
+	if err := json.Unmarshal(body, p.Interface()); err != nil {
 		return nil, err
 	}
 	var out map[string]any
-	for name, raw := range fields {
-		if !modules.IsOption(name) {
+	for i, name := range names {
+		raw := p.Elem().Field(i).Interface().(json.RawMessage)
+		if raw == nil {
 			continue
 		}
 		var v any

@@ -108,24 +108,6 @@ func (e Entry) Option(name string) (Option, bool) {
 	return e.Options[i], true
 }
 
-// OptionOwner is the module that declares an option of that name (option
-// names are unique across modules: TestOptions).
-func OptionOwner(name string) (Entry, bool) {
-	for _, e := range Entries() {
-		if _, ok := e.Option(name); ok {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
-// IsOption tells whether some module has an option of that name: a body
-// field that a job of items reads as a setting.
-func IsOption(name string) bool {
-	_, ok := OptionOwner(name)
-	return ok
-}
-
 // Factor is the product of the price multipliers of the values.
 func (e Entry) Factor(v Values) float64 {
 	f := 1.0
