@@ -24,11 +24,14 @@ import (
 	"github.com/prospectdata/svc/shared/jobs"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/opendata"
+	"github.com/prospectdata/svc/shared/opendata/opendatasim"
 	"github.com/prospectdata/svc/shared/pagespeed"
+	"github.com/prospectdata/svc/shared/pagespeed/pagespeedsim"
 	"github.com/prospectdata/svc/shared/phoneinfo"
 	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/registers/registerssim"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/verify"
 )
@@ -79,12 +82,12 @@ func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 	s.delivery = &deliveryRunner{s: s}
 	var tr http.RoundTripper = guard.Client(0).Transport
 	if s.sim {
-		reg := &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.RegistersAPI() }}
+		reg := &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return registerssim.Handler(w.View()) }}
 		tr = simHosts{handlers: map[string]http.Handler{
-			simPageSpeedHost: pagespeed.SimHandler(),
+			simPageSpeedHost: pagespeedsim.Handler(),
 			simRegistersHost: reg,
 			simBodaccHost:    reg,
-			simOverpassHost:  &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return w.OverpassAPI() }},
+			simOverpassHost:  &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return opendatasim.Handler(w.View()) }},
 			simPhoneLineHost: phoneinfo.SimLineHandler(),
 		}, prov: prov}
 	}
@@ -270,7 +273,7 @@ type simClock struct{ prov *lazyProvider }
 func (c simClock) clock() registers.Clock {
 	if p, err := c.prov.get(); err == nil {
 		if w, ok := p.(*sim.World); ok {
-			return w.RegistersClock()
+			return registerssim.Clock(w.View())
 		}
 	}
 	return registers.SystemClock{}

@@ -10,7 +10,7 @@ import (
 
 // PageSpeedModule is the pagespeed module over c. source names the data
 // source as the job shows it: pagespeed.DefaultSource when "", and "sim"
-// (or "… (sim)") when c points at pagespeed.SimHandler, so that simulated
+// (or "… (sim)") when c points at pagespeedsim.Handler, so that simulated
 // scores are never passed off as real.
 func PageSpeedModule(c *pagespeed.Client, source string) Module {
 	if source == "" {

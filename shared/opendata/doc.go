@@ -19,7 +19,7 @@
 // common backoff when the server says it is overloaded (429, 504, a
 // runtime-error remark), bounded attempts, a descriptive User-Agent,
 // timeouts and a cap on the body read. The sim world's twin
-// (sim.World.OverpassAPI) answers the same queries offline; inproc.HandlerTransport
-// plugs it into the Client's http.Client. docs/opendata.md has the
-// decisions.
+// (opendatasim.Handler) answers the same queries offline;
+// inproc.HandlerTransport plugs it into the Client's http.Client.
+// docs/opendata.md has the decisions.
 package opendata

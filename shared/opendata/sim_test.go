@@ -16,6 +16,7 @@ import (
 	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/inproc"
 	"github.com/prospectdata/svc/shared/opendata"
+	"github.com/prospectdata/svc/shared/opendata/opendatasim"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
 )
@@ -41,7 +42,7 @@ func simClient(tb testing.TB, w *sim.World, cfg opendata.Config) *opendata.Clien
 	if cfg.MaxConcurrent == 0 {
 		cfg.MaxConcurrent = 8
 	}
-	c, err := opendata.New(cfg, &http.Client{Transport: inproc.HandlerTransport(w.OverpassAPI())})
+	c, err := opendata.New(cfg, &http.Client{Transport: inproc.HandlerTransport(opendatasim.Handler(w.View()))})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/pagespeed"
+	"github.com/prospectdata/svc/shared/pagespeed/pagespeedsim"
 )
 
 // benchModule runs the module over b.N sites against h and reports rows/s
@@ -82,5 +83,5 @@ func BenchmarkModuleFlaky(b *testing.B) {
 
 // BenchmarkModuleSim: the simulated twin, a different site each row.
 func BenchmarkModuleSim(b *testing.B) {
-	benchModule(b, pagespeed.SimHandler(), site)
+	benchModule(b, pagespeedsim.Handler(), site)
 }

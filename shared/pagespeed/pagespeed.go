@@ -18,13 +18,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // DefaultBaseURL is the API's root.
@@ -54,8 +55,8 @@ const maxBody = 16 << 20
 // production one.
 type Config struct {
 	// BaseURL is the API's root, DefaultBaseURL when empty; tests and the
-	// simulated twin (SimHandler) point it at a local server. It must be
-	// https, except on a loopback host.
+	// simulated twin (pagespeedsim.Handler) point it at a local server. It
+	// must be https, except on a loopback host.
 	BaseURL string
 	// APIKey is the Google Cloud API key, sent in the X-Goog-Api-Key
 	// header (the same as the key= parameter, kept out of URLs). Empty

@@ -2,8 +2,6 @@ package pagespeed_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -11,11 +9,12 @@ import (
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/pagespeed"
+	"github.com/prospectdata/svc/shared/pagespeed/pagespeedsim"
 )
 
 func simModule(t testing.TB, strategy string) (enrich.Module, *httptest.Server) {
 	t.Helper()
-	srv := httptest.NewServer(pagespeed.SimHandler())
+	srv := httptest.NewServer(pagespeedsim.Handler())
 	t.Cleanup(srv.Close)
 	c, err := pagespeed.NewClient(pagespeed.Config{BaseURL: srv.URL, Strategy: strategy}, nil)
 	if err != nil {
@@ -72,37 +71,5 @@ func TestSimHandler(t *testing.T) {
 	d, _ := simModule(t, "desktop")
 	if strings.Join(run(t, d, site).Values, ",") == strings.Join(a.Values, ",") {
 		t.Error("desktop and mobile gave the same report")
-	}
-}
-
-func TestSimHandlerRequests(t *testing.T) {
-	srv := httptest.NewServer(pagespeed.SimHandler())
-	defer srv.Close()
-	tests := []struct {
-		path string
-		code int
-		want string
-	}{
-		{"/pagespeedonline/v5/runPagespeed?url=https://a.b.sim.test/&category=seo", 200, `"seo"`},
-		{"/pagespeedonline/v5/runPagespeed?url=https://a.b.sim.test/", 200, `"performance"`},
-		{"/pagespeedonline/v5/runPagespeed", 400, "INVALID_ARGUMENT"},
-		{"/pagespeedonline/v5/runPagespeed?url=notaurl", 400, "INVALID_ARGUMENT"},
-		{"/pagespeedonline/v5/runPagespeed?url=https://a.b.sim.test/&strategy=tablet", 400, "strategy"},
-		{"/pagespeedonline/v5/runPagespeed?url=https://www.example.org/", 400, "FAILED_DOCUMENT_REQUEST"},
-		{"/other", 404, "NOT_FOUND"},
-	}
-	for _, tt := range tests {
-		resp, err := http.Get(srv.URL + tt.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != tt.code || !strings.Contains(string(body), tt.want) {
-			t.Errorf("GET %s: %d %.200s", tt.path, resp.StatusCode, body)
-		}
 	}
 }

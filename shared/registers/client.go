@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/prospectdata/svc/shared/upstream"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // The public endpoints (docs/registers.md).
@@ -93,7 +93,7 @@ type Deps struct {
 	Config Config
 	// HTTP sends the requests; nil is a client with DefaultTimeout per
 	// request. The sim twin is reached by giving a client whose transport
-	// routes the twin's hosts to World.RegistersAPI.
+	// routes the twin's hosts to registerssim.Handler.
 	HTTP *http.Client
 	// Clock is SystemClock when nil.
 	Clock Clock

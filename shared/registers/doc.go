@@ -14,7 +14,8 @@
 // Retry-After (and holding every caller back after a 429), within the
 // context's deadline; then the error wraps ErrUnavailable. Its base URLs
 // are configurable: offline, they point at the simulated twin
-// (sim.World.RegistersAPI), which serves the same formats.
+// (registerssim.Handler, on the world's clock registerssim.Clock), which
+// serves the same formats.
 //
 // docs/registers.md has the sources and licences, the configuration, the
 // columns, the name-matching rule, lead_status and the limits.

@@ -1,38 +1,21 @@
-package sim
-
-import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"fmt"
-	"math"
-	"net/http"
-	"net/url"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/prospectdata/svc/shared/gazetteer"
-)
-
-// The registers twin: the simulated world's companies as the API
-// Recherche d'entreprises (GET /search) and BODACC's Opendatasoft Explore
-// API (GET /api/explore/v2.1/catalog/datasets/annonces-commerciales/records)
-// would publish them, in their JSON formats, so that the registers client
-// runs offline against it unchanged (its base URLs on the hosts the app
-// routes to this handler).
+// Package registerssim is the twin of the company registers' APIs for
+// offline runs (SVC_DATA_SOURCES=sim): the simulated world's companies
+// (shared/provider/sim, read through its View) as the API Recherche
+// d'entreprises (GET /search) and BODACC's Opendatasoft Explore API (GET
+// /api/explore/v2.1/catalog/datasets/annonces-commerciales/records) would
+// publish them, in their JSON formats, so that the registers client runs
+// offline against it unchanged (its base URLs on the hosts the app
+// routes to Handler). It lives beside its client, not in the world, so
+// that a binary importing the client does not link the world.
 //
 // # Companies
 //
 // Every French place of the world is one company with one establishment,
 // its siège at the place's address. Its identity is the one its fixture
-// website's legal notice shows (legalOf in site.go: name, form, SIREN,
-// SIRET, VAT number, director), drawn from the place's key whether or not
-// the place has a website, so a place without a site has a deterministic
-// identity too. Around it, drawn from the place's key:
+// website's legal notice shows (sim.PlaceRef.Legal: name, form, SIREN,
+// SIRET, director), drawn from the place's key whether or not the place
+// has a website, so a place without a site has a deterministic identity
+// too. Around it, drawn from the place's key:
 //
 //   - nature_juridique: the INSEE code of its form (EURL is 5499 and SASU
 //     5710, as in the register); activite_principale: its category's NAF
@@ -76,45 +59,63 @@ import (
 // # BODACC
 //
 // A SIREN's announcements are drawn from the SIREN alone, on the world's
-// calendar up to its current day (a client of the twin runs on
-// RegistersClock, so that its "last 12 months" are the world's): a "Modifications diverses" announcement
-// in about one month in twenty; for 4% of companies a collective
-// proceeding (redressement judiciaire, liquidation judiciaire or
-// sauvegarde) opened on a day drawn within two years either side of day
-// 0, a redressement converted into a liquidation 90 days later one time in
-// three; a filing of accounts each spring for companies with finances.
-// The where clause's registre and dateparution bounds, order_by, limit,
-// offset and select are honoured.
+// calendar up to its current day (a client of the twin runs on Clock, so
+// that its "last 12 months" are the world's): a "Modifications diverses"
+// announcement in about one month in twenty; for 4% of companies a
+// collective proceeding (redressement judiciaire, liquidation judiciaire
+// or sauvegarde) opened on a day drawn within two years either side of
+// day 0, a redressement converted into a liquidation 90 days later one
+// time in three; a filing of accounts each spring for companies with
+// finances. The where clause's registre and dateparution bounds,
+// order_by, limit, offset and select are honoured.
 //
 // Both routes sleep the world's latency and fail at its transient rate
 // (503), as the map does.
+package registerssim
 
-// RegistersAPI returns the registers twin's handler, for both hosts.
-func (w *World) RegistersAPI() http.Handler {
-	return &regAPI{w: w, index: map[string]string{}, entries: map[regKey]*regEntry{}}
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/registers"
+)
+
+// Handler returns the twin's handler of the world v, for both hosts (the
+// search API's and BODACC's). It keeps an index of the companies it has
+// shown: one per process.
+func Handler(v sim.View) http.Handler {
+	return &regAPI{v: v, cats: v.Categories(), index: map[string]string{}, entries: map[sim.PlaceID]*regEntry{}}
 }
 
-// RegistersClock is the clock a registers client reading the twin should
-// run on: the world's current date (its day, at the real time of day), so
-// that "the last 12 months" of BODACC and "created less than a year ago"
-// are the world's, not the calendar's. Sleeps are real.
-func (w *World) RegistersClock() interface {
-	Now() time.Time
-	Sleep(ctx context.Context, d time.Duration) error
-} {
-	return regClock{w}
-}
+// Clock is the clock a registers client reading the twin should run on:
+// the world's current date (its day, at the real time of day), so that
+// "the last 12 months" of BODACC and "created less than a year ago" are
+// the world's, not the calendar's. Sleeps are real.
+func Clock(v sim.View) registers.Clock { return regClock{v} }
 
-type regClock struct{ w *World }
+type regClock struct{ v sim.View }
 
 func (c regClock) Now() time.Time {
 	now := time.Now().UTC()
-	day, err := c.w.day(context.Background())
+	day, err := c.v.Day(context.Background())
 	if err != nil {
 		day = 0
 	}
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	return c.w.Date(day).Add(now.Sub(midnight))
+	return c.v.Date(day).Add(now.Sub(midnight))
 }
 
 func (c regClock) Sleep(ctx context.Context, d time.Duration) error {
@@ -139,36 +140,34 @@ const (
 )
 
 type regAPI struct {
-	w       *World
+	v sim.View
+	// cats are the world's registered categories, in the table's order.
+	cats    []sim.Category
 	mu      sync.Mutex
 	index   map[string]string // SIREN → place token
-	entries map[regKey]*regEntry
-}
-
-type regKey struct {
-	b batchID
-	i int
+	entries map[sim.PlaceID]*regEntry
 }
 
 // regEntry is what searches compare of a place.
 type regEntry struct {
-	legal    *legalInfo
+	legal    sim.Legal
 	postcode string
 	words    []string // of the listing's name and the company's
 }
 
 // entry is a place's regEntry, from the cache or drawn.
-func (h *regAPI) entry(x regHit) *regEntry {
-	k := regKey{x.b.id, x.i}
+func (h *regAPI) entry(x sim.PlaceRef) *regEntry {
+	k := x.ID()
 	h.mu.Lock()
 	e, ok := h.entries[k]
 	h.mu.Unlock()
 	if ok {
 		return e
 	}
-	l := h.w.regLegal(x)
-	_, pc, _ := regAddress(h.w, x)
-	e = &regEntry{legal: l, postcode: pc, words: regWords(h.w.nameOf(x.b, x.i, x.c) + " " + l.company)}
+	l := regLegal(x)
+	loc := x.Locate()
+	_, pc, _ := regAddress(loc)
+	e = &regEntry{legal: l, postcode: pc, words: regWords(loc.Name() + " " + l.Company)}
 	h.mu.Lock()
 	if len(h.entries) >= regEntriesMax {
 		clear(h.entries)
@@ -195,7 +194,7 @@ func (h *regAPI) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		regJSON(rw, http.StatusNotFound, map[string]string{"erreur": "Page introuvable."})
 		return
 	}
-	if err := h.w.call(r.Context(), "registers"); err != nil {
+	if err := h.v.Call(r.Context(), "registers"); err != nil {
 		if r.Context().Err() != nil {
 			return
 		}
@@ -204,7 +203,7 @@ func (h *regAPI) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		_, _ = rw.Write([]byte("<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>\n"))
 		return
 	}
-	day, err := h.w.day(r.Context())
+	day, err := h.v.Day(r.Context())
 	if err != nil {
 		regJSON(rw, http.StatusInternalServerError, map[string]string{"erreur": "Erreur interne."})
 		return
@@ -224,13 +223,6 @@ func regJSON(rw http.ResponseWriter, status int, v any) {
 
 func regBad(rw http.ResponseWriter, msg string) {
 	regJSON(rw, http.StatusBadRequest, map[string]string{"erreur": msg})
-}
-
-// regHit is one registered place.
-type regHit struct {
-	b *batch
-	i int
-	c *category
 }
 
 // regParams are the parameters of a search the twin reads.
@@ -330,9 +322,9 @@ func (h *regAPI) byID(p regParams, day int) []regResult {
 	siren := p.q[:9]
 	hit, ok := h.lookup(siren, day)
 	if !ok {
-		for _, s := range h.w.regZone(p.postcodes, nil, nil, nil) {
-			for _, x := range h.w.regPlaces(s, nil, day) {
-				if e := h.entry(x); e.legal.siren == siren && (len(p.postcodes) == 0 || slices.Contains(p.postcodes, e.postcode)) {
+		for _, s := range regZone(h.v, p.postcodes, nil, nil, nil) {
+			for _, x := range h.regPlaces(s, nil, day) {
+				if e := h.entry(x); e.legal.SIREN == siren && (len(p.postcodes) == 0 || slices.Contains(p.postcodes, e.postcode)) {
 					hit, ok = x, true
 					break
 				}
@@ -358,18 +350,18 @@ func (h *regAPI) byID(p regParams, day int) []regResult {
 }
 
 // lookup finds a SIREN among the companies shown.
-func (h *regAPI) lookup(siren string, day int) (regHit, bool) {
+func (h *regAPI) lookup(siren string, day int) (sim.PlaceRef, bool) {
 	h.mu.Lock()
 	tok, ok := h.index[siren]
 	h.mu.Unlock()
 	if !ok {
-		return regHit{}, false
+		return sim.PlaceRef{}, false
 	}
-	ref, b, err := h.w.parseToken(tok)
-	if err != nil || int(b.places[ref.index].birth) > day {
-		return regHit{}, false
+	x, err := h.v.ParseToken(tok)
+	if err != nil || x.Birth() > day {
+		return sim.PlaceRef{}, false
 	}
-	return regHit{b, ref.index, ref.cat}, true
+	return x, true
 }
 
 // filtered answers a name or activity search.
@@ -378,28 +370,26 @@ func (h *regAPI) filtered(p regParams, day int) []regResult {
 	if !zoned {
 		return []regResult{} // a search of all France is not served (see the doc)
 	}
-	var cats []*category
-	for i := range categories {
-		c := h.w.byKey[categories[i].key]
-		if len(p.naf) == 0 || slices.Contains(p.naf, regNAF[c.key]) {
+	var cats []sim.Category
+	for _, c := range h.cats {
+		if len(p.naf) == 0 || slices.Contains(p.naf, regNAF[c.Key()]) {
 			cats = append(cats, c)
 		}
 	}
 	words := regWords(p.q)
 	type scored struct {
-		hit   regHit
+		hit   sim.PlaceRef
 		score int
 		order int
 	}
 	var hits []scored
-	for _, s := range h.w.regZone(p.postcodes, p.communes, p.departements, p.regions) {
-		for _, x := range h.w.regPlaces(s, cats, day) {
+	for _, s := range regZone(h.v, p.postcodes, p.communes, p.departements, p.regions) {
+		for _, x := range h.regPlaces(s, cats, day) {
 			e := h.entry(x)
 			if len(p.postcodes) > 0 && !slices.Contains(p.postcodes, e.postcode) {
 				continue
 			}
-			sk := &x.b.places[x.i]
-			open := sk.open(day)
+			open := x.Open(day)
 			if p.etat == "A" && !open || p.etat == "C" && open {
 				continue
 			}
@@ -442,10 +432,10 @@ func regWords(s string) []string {
 
 // regZone lists the settlements of the zones, in gazetteer order, each
 // once.
-func (w *World) regZone(postcodes, communes, departements, regions []string) []*settlement {
-	g := w.g
+func regZone(v sim.View, postcodes, communes, departements, regions []string) []sim.Settlement {
+	g := v.Gazetteer()
 	var ids []gazetteer.ID
-	add := func(id gazetteer.ID) { ids = append(ids, w.regLeaves(id)...) }
+	add := func(id gazetteer.ID) { ids = append(ids, regLeaves(g, id)...) }
 	for _, pc := range postcodes {
 		for _, id := range g.ByPostcode("FRA", pc) {
 			add(id)
@@ -470,11 +460,10 @@ func (w *World) regZone(postcodes, communes, departements, regions []string) []*
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	ix := w.settlements()
-	var out []*settlement
+	var out []sim.Settlement
 	for _, id := range ids {
-		if n, ok := slices.BinarySearchFunc(ix.all, id, func(s settlement, id gazetteer.ID) int { return cmp.Compare(s.id, id) }); ok {
-			out = append(out, &ix.all[n])
+		if s, ok := v.Settlement(id); ok {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -482,15 +471,15 @@ func (w *World) regZone(postcodes, communes, departements, regions []string) []*
 
 // regLeaves are the cities and districts under a place (itself when it is
 // one; a city's districts when it has some).
-func (w *World) regLeaves(id gazetteer.ID) []gazetteer.ID {
-	p := w.g.Place(id)
+func regLeaves(g *gazetteer.Gazetteer, id gazetteer.ID) []gazetteer.ID {
+	p := g.Place(id)
 	switch p.Kind {
 	case gazetteer.District:
 		return []gazetteer.ID{id}
 	case gazetteer.City:
 		var ds []gazetteer.ID
-		for _, k := range w.g.Children(id) {
-			if w.g.Place(k).Kind == gazetteer.District {
+		for _, k := range g.Children(id) {
+			if g.Place(k).Kind == gazetteer.District {
 				ds = append(ds, k)
 			}
 		}
@@ -500,8 +489,8 @@ func (w *World) regLeaves(id gazetteer.ID) []gazetteer.ID {
 		return ds
 	case gazetteer.Department, gazetteer.Region:
 		var out []gazetteer.ID
-		for _, k := range w.g.Children(id) {
-			out = append(out, w.regLeaves(k)...)
+		for _, k := range g.Children(id) {
+			out = append(out, regLeaves(g, k)...)
 		}
 		return out
 	}
@@ -510,41 +499,36 @@ func (w *World) regLeaves(id gazetteer.ID) []gazetteer.ID {
 
 // regPlaces are the places of a settlement born by day (open or closed),
 // of the categories (all when nil), in a deterministic order.
-func (w *World) regPlaces(s *settlement, cats []*category, day int) []regHit {
-	if s.country != "FRA" {
+func (h *regAPI) regPlaces(s sim.Settlement, cats []sim.Category, day int) []sim.PlaceRef {
+	if s.Country() != "FRA" {
 		return nil
 	}
 	if cats == nil {
-		for i := range categories {
-			cats = append(cats, w.byKey[categories[i].key])
-		}
+		cats = h.cats
 	}
-	var out []regHit
+	var out []sim.PlaceRef
 	for _, c := range cats {
-		for e := 0; e <= epochOf(day); e++ {
-			b := w.batch(s, c, e)
-			for i := range b.places {
-				if int(b.places[i].birth) <= day {
-					out = append(out, regHit{b, i, c})
-				}
-			}
-		}
+		out = append(out, h.v.Born(s, c, day)...)
 	}
 	return out
 }
 
 // regLegal is the place's legal identity: the one its website's legal
-// notice shows (drawn by site() whether or not the place has a site; it
-// does not depend on the day).
-func (w *World) regLegal(x regHit) *legalInfo {
-	return w.site(x.b, x.i, x.c, 0).legal
+// notice shows (drawn whether or not the place has a site; it does not
+// depend on the day). Only French places are registered.
+func regLegal(x sim.PlaceRef) sim.Legal {
+	l, _ := x.Legal()
+	return l
 }
 
 func regPtr[T any](v T) *T { return &v }
 
+// round7 rounds a coordinate as the listing shows it.
+func round7(x float64) float64 { return math.Round(x*1e7) / 1e7 }
+
 // regAddress splits the place's address: street line, postcode, town.
-func regAddress(w *World, x regHit) (line, postcode, town string) {
-	addr := w.address(x.b.placeKey(x.i), w.whereOf(x.b, x.i))
+func regAddress(loc sim.Located) (line, postcode, town string) {
+	addr := loc.Address()
 	line, rest, _ := strings.Cut(addr, ", ")
 	if len(rest) >= 5 && regDigits(rest[:5]) {
 		return line, rest[:5], strings.TrimSpace(rest[5:])
@@ -700,10 +684,11 @@ func regForm(form, cat string) (code, title string) {
 }
 
 // regTranche is the company's headcount band.
-func regTranche(x regHit) string {
-	r := x.b.placeKey(x.i).str("registers tranche").rng()
-	big := x.c.key == "supermarche" || x.c.key == "banque" || x.c.key == "hotel"
-	u := r.float()
+func regTranche(x sim.PlaceRef) string {
+	r := x.Key().Str("registers tranche").Rand()
+	cat := x.Category().Key()
+	big := cat == "supermarche" || cat == "banque" || cat == "hotel"
+	u := r.Float()
 	bands := []struct {
 		p    float64
 		code string
@@ -724,59 +709,61 @@ func regTranche(x regHit) string {
 
 // result is the place's company as the search API shows it, with its
 // establishment as the single matching one; the SIREN is indexed.
-func (h *regAPI) result(x regHit, day int) regResult {
-	w := h.w
-	k := x.b.placeKey(x.i)
+func (h *regAPI) result(x sim.PlaceRef, day int) regResult {
+	v, g := h.v, h.v.Gazetteer()
+	k := x.Key()
 	l := h.entry(x).legal
 	h.mu.Lock()
 	if len(h.index) >= regIndexMax {
 		clear(h.index)
 	}
-	h.index[l.siren] = w.token(x.b, x.i)
+	h.index[l.SIREN] = x.Token()
 	h.mu.Unlock()
-	sk := &x.b.places[x.i]
-	name := w.nameOf(x.b, x.i, x.c)
-	line, pc, town := regAddress(w, x)
-	code, title := regForm(l.form, x.c.key)
-	naf := regNAF[x.c.key]
-	created := w.Date(int(sk.birth)).Format(time.DateOnly)
+	loc := x.Locate()
+	name := loc.Name()
+	line, pc, town := regAddress(loc)
+	cat := x.Category().Key()
+	code, title := regForm(l.Form, cat)
+	naf := regNAF[cat]
+	created := v.Date(x.Birth()).Format(time.DateOnly)
 	tranche := regTranche(x)
 	etat, estEtat := "A", "A"
 	var closed *string
-	if !sk.open(day) {
-		etat, estEtat, closed = "C", "F", regPtr(w.Date(int(sk.close)).Format(time.DateOnly))
+	if !x.Open(day) {
+		etat, estEtat, closed = "C", "F", regPtr(v.Date(x.Close()).Format(time.DateOnly))
 	}
 	// The commune is where the place is, as its address says.
-	commune := w.g.Place(w.whereOf(x.b, x.i).commune)
-	dept, region := w.regCodes(commune.ID)
+	commune := g.Place(loc.Commune())
+	dept, region := regCodes(g, commune.ID)
 	libelle := regLibelle(commune, town)
 	street := strings.ToUpper(gazetteer.Normalize(line))
 	num, rest, _ := strings.Cut(street, " ")
 	typ, lib, _ := strings.Cut(rest, " ")
 	var enseignes []string
-	if up := strings.ToUpper(name); up != l.company {
+	if up := strings.ToUpper(name); up != l.Company {
 		enseignes = []string{up}
 	}
 	var trancheP, anneeP *string
 	if tranche != "NN" {
-		trancheP, anneeP = regPtr(tranche), regPtr(strconv.Itoa(w.Date(day).Year()-2))
+		trancheP, anneeP = regPtr(tranche), regPtr(strconv.Itoa(v.Date(day).Year()-2))
 	}
 	employeur := "N"
 	if tranche != "NN" && tranche != "00" {
 		employeur = "O"
 	}
+	pt := x.Point()
 	est := regEstablishment{
 		ActivitePrincipale: naf, AnneeTrancheEffectif: anneeP, Adresse: street + " " + pc + " " + libelle,
 		CaractereEmployeur: employeur, CodePostal: pc, Commune: commune.Code, DateCreation: created, DateDebutActivite: created,
 		DateFermeture: closed, EstSiege: true, EtatAdministratif: estEtat,
-		Latitude: strconv.FormatFloat(round7(sk.pt[1]), 'f', -1, 64), Longitude: strconv.FormatFloat(round7(sk.pt[0]), 'f', -1, 64),
-		LibelleCommune: libelle, ListeEnseignes: enseignes, Region: region, SIRET: l.siret, StatutDiffusion: "O",
+		Latitude: strconv.FormatFloat(round7(pt[1]), 'f', -1, 64), Longitude: strconv.FormatFloat(round7(pt[0]), 'f', -1, 64),
+		LibelleCommune: libelle, ListeEnseignes: enseignes, Region: region, SIRET: l.SIRET, StatutDiffusion: "O",
 		TrancheEffectifSalarie: trancheP,
 	}
 	res := regResult{
-		SIREN: l.siren, NomComplet: l.company, NombreEtablissements: 1, Siege: regSiege{est, dept, num, typ, lib},
+		SIREN: l.SIREN, NomComplet: l.Company, NombreEtablissements: 1, Siege: regSiege{est, dept, num, typ, lib},
 		ActivitePrincipale: naf, CategorieEntreprise: "PME", DateCreation: created, DateFermeture: closed,
-		DateMiseAJour: w.Date(min(day, int(sk.close))).Format("2006-01-02T15:04:05"), Dirigeants: []regOfficer{},
+		DateMiseAJour: v.Date(min(day, x.Close())).Format("2006-01-02T15:04:05"), Dirigeants: []regOfficer{},
 		EtatAdministratif: etat, NatureJuridique: code, SectionActivitePrincipale: regSection(naf),
 		TrancheEffectifSalarie: trancheP, AnneeTrancheEffectif: anneeP, StatutDiffusion: "O",
 		MatchingEtablissements: []regEstablishment{est}, Finances: map[string]regFinance{},
@@ -785,19 +772,19 @@ func (h *regAPI) result(x regHit, day int) regResult {
 		res.NombreEtablissementsOuverts = 1
 	}
 	regDirector(&res, l, k, title)
-	regExtras(w, &res, x, l, k, day)
+	regExtras(v, &res, x, l, k, day)
 	return res
 }
 
 // regDirector names a company's director, and its corporate name, unless
 // it is an individual enterprise (EI).
-func regDirector(res *regResult, l *legalInfo, k key, title string) {
-	if l.form != "EI" {
-		res.NomRaisonSociale = regPtr(l.company)
-		first, last, _ := strings.Cut(l.director, " ")
-		born := k.str("registers born").rng()
+func regDirector(res *regResult, l sim.Legal, k sim.Key, title string) {
+	if l.Form != "EI" {
+		res.NomRaisonSociale = regPtr(l.Company)
+		first, last, _ := strings.Cut(l.Director, " ")
+		born := k.Str("registers born").Rand()
 		res.Dirigeants = append(res.Dirigeants, regOfficer{Nom: strings.ToUpper(last), Prenoms: first,
-			AnneeNaissance: strconv.Itoa(1955 + born.intn(45)), Qualite: title,
+			AnneeNaissance: strconv.Itoa(1955 + born.Intn(45)), Qualite: title,
 			Nationalite: "Française", TypeDirigeant: "personne physique"})
 	}
 }
@@ -805,22 +792,23 @@ func regDirector(res *regResult, l *legalInfo, k key, title string) {
 // regExtras draws a company's finances (a third of the companies that are
 // not an EI publish two years of them) and its complements (labels drawn
 // by category), in that order from one stream.
-func regExtras(w *World, res *regResult, x regHit, l *legalInfo, k key, day int) {
-	r := k.str("registers").rng()
-	if l.form != "EI" && r.chance(1.0/3) {
-		ca := int64(math.Round(150_000 * math.Exp(1.2*r.normal()+math.Log(regScale(x.c.key)))))
-		y := w.Date(day).Year() - 1
+func regExtras(v sim.View, res *regResult, x sim.PlaceRef, l sim.Legal, k sim.Key, day int) {
+	r := k.Str("registers").Rand()
+	cat := x.Category().Key()
+	if l.Form != "EI" && r.Chance(1.0/3) {
+		ca := int64(math.Round(150_000 * math.Exp(1.2*r.Normal()+math.Log(regScale(cat)))))
+		y := v.Date(day).Year() - 1
 		for j := range 2 {
-			ca = int64(float64(ca) * (0.9 + 0.2*r.float()))
-			res.Finances[strconv.Itoa(y-j)] = regFinance{CA: ca, ResultatNet: int64(float64(ca) * (-0.05 + 0.17*r.float()))}
+			ca = int64(float64(ca) * (0.9 + 0.2*r.Float()))
+			res.Finances[strconv.Itoa(y-j)] = regFinance{CA: ca, ResultatNet: int64(float64(ca) * (-0.05 + 0.17*r.Float()))}
 		}
 	}
 	res.Complements = map[string]any{
-		"est_entrepreneur_individuel": l.form == "EI",
-		"est_rge":                     slices.Contains([]string{"plombier", "electricien", "couvreur", "menuisier", "peintre", "maconnerie"}, x.c.key) && r.chance(1.0/3),
-		"est_bio":                     slices.Contains([]string{"boulangerie", "patisserie", "caviste", "supermarche", "restaurant", "traiteur"}, x.c.key) && r.chance(0.08),
-		"est_qualiopi":                (x.c.key == "autoecole" || x.c.key == "sport") && r.chance(0.2),
-		"est_ess":                     r.chance(0.02),
+		"est_entrepreneur_individuel": l.Form == "EI",
+		"est_rge":                     slices.Contains([]string{"plombier", "electricien", "couvreur", "menuisier", "peintre", "maconnerie"}, cat) && r.Chance(1.0/3),
+		"est_bio":                     slices.Contains([]string{"boulangerie", "patisserie", "caviste", "supermarche", "restaurant", "traiteur"}, cat) && r.Chance(0.08),
+		"est_qualiopi":                (cat == "autoecole" || cat == "sport") && r.Chance(0.2),
+		"est_ess":                     r.Chance(0.02),
 		"est_association":             false,
 		"est_siae":                    false,
 		"est_societe_mission":         false,
@@ -863,9 +851,9 @@ func regLibelle(p *gazetteer.Place, town string) string {
 }
 
 // regCodes are the department and region codes of a commune.
-func (w *World) regCodes(id gazetteer.ID) (dept, region string) {
+func regCodes(g *gazetteer.Gazetteer, id gazetteer.ID) (dept, region string) {
 	for id != gazetteer.None {
-		p := w.g.Place(id)
+		p := g.Place(id)
 		switch p.Kind {
 		case gazetteer.Department:
 			dept = p.Code
@@ -918,7 +906,7 @@ func (h *regAPI) bodacc(rw http.ResponseWriter, v url.Values, day int) {
 	if s := regWhereSince.FindStringSubmatch(where); s != nil {
 		since = s[1]
 	}
-	recs := h.w.regAnnouncements(m[1], day)
+	recs := regAnnouncements(h.v, m[1], day)
 	var keep []regAnnouncement
 	for _, a := range recs {
 		if a["dateparution"].(string) >= since {
@@ -954,18 +942,18 @@ func (h *regAPI) bodacc(rw http.ResponseWriter, v url.Values, day int) {
 }
 
 // regAnnouncements are a SIREN's announcements up to day, newest first.
-func (w *World) regAnnouncements(siren string, day int) []regAnnouncement {
-	k := w.seed.str("bodacc").str(siren)
+func regAnnouncements(v sim.View, siren string, day int) []regAnnouncement {
+	k := v.Seed().Str("bodacc").Str(siren)
 	spaced := siren[:3] + " " + siren[3:6] + " " + siren[6:]
 	var out []regAnnouncement
 	add := func(d int, pub, family, familyLib string, judgment map[string]string) {
 		if d > day {
 			return
 		}
-		date := w.Date(d)
+		date := v.Date(d)
 		n := len(out) + 1
 		a := regAnnouncement{
-			"id":                      fmt.Sprintf("%s%d%08d", pub, date.Year(), uint64(k.int(int64(d)))%100_000_000),
+			"id":                      fmt.Sprintf("%s%d%08d", pub, date.Year(), k.Int(int64(d)).Uint64()%100_000_000),
 			"publicationavis":         pub,
 			"publicationavis_facette": "Bodacc " + pub,
 			"parution":                fmt.Sprintf("%d%04d", date.Year(), date.YearDay()),
@@ -986,25 +974,25 @@ func (w *World) regAnnouncements(siren string, day int) []regAnnouncement {
 	}
 	// Modifications: about one month in twenty, from two years before day 0.
 	for m := -24; m*30 <= day; m++ {
-		r := k.str("modification").int(int64(m)).rng()
-		if r.chance(0.05) {
-			add(m*30+r.intn(30), "B", "modification", "Modifications diverses", nil)
+		r := k.Str("modification").Int(int64(m)).Rand()
+		if r.Chance(0.05) {
+			add(m*30+r.Intn(30), "B", "modification", "Modifications diverses", nil)
 		}
 	}
 	// Filings of accounts, each May, for a third of the companies.
-	if k.str("accounts").float() < 1.0/3 {
-		for y := w.Date(-730).Year(); y <= w.Date(day).Year(); y++ {
-			d := int(time.Date(y, time.May, 20, 0, 0, 0, 0, time.UTC).Sub(w.opt.Epoch).Hours() / 24)
+	if k.Str("accounts").Float() < 1.0/3 {
+		for y := v.Date(-730).Year(); y <= v.Date(day).Year(); y++ {
+			d := int(time.Date(y, time.May, 20, 0, 0, 0, 0, time.UTC).Sub(v.Date(0)).Hours() / 24)
 			add(d, "C", "dpc", "Dépôts des comptes", nil)
 		}
 	}
 	// A collective proceeding for 4% of the companies.
-	if r := k.str("proceeding").rng(); r.chance(0.04) {
-		start := r.between(-730, 730)
-		kind := r.float()
+	if r := k.Str("proceeding").Rand(); r.Chance(0.04) {
+		start := r.Between(-730, 730)
+		kind := r.Float()
 		judg := func(nature string, d int) map[string]string {
 			return map[string]string{"type": "initial", "famille": "Jugement d'ouverture", "nature": nature,
-				"date": w.Date(d - 7).Format(time.DateOnly)}
+				"date": v.Date(d - 7).Format(time.DateOnly)}
 		}
 		switch {
 		case kind < 0.15:
@@ -1013,7 +1001,7 @@ func (w *World) regAnnouncements(siren string, day int) []regAnnouncement {
 			add(start, "A", "collective", "Procédures collectives", judg("Jugement d'ouverture de liquidation judiciaire", start))
 		default:
 			add(start, "A", "collective", "Procédures collectives", judg("Jugement d'ouverture d'une procédure de redressement judiciaire", start))
-			if r.chance(1.0 / 3) {
+			if r.Chance(1.0 / 3) {
 				j := judg("Jugement de conversion en liquidation judiciaire", start+90)
 				j["famille"] = "Jugement prononçant"
 				add(start+90, "A", "collective", "Procédures collectives", j)

@@ -1,4 +1,4 @@
-package sim_test
+package registerssim_test
 
 import (
 	"context"
@@ -10,26 +10,79 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/maptile"
+
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/registers/registerssim"
 )
+
+// loadGazetteer loads the real gazetteer once for all tests: it is
+// immutable.
+var loadGazetteer = sync.OnceValues(data.Load)
+
+func gaz(tb testing.TB) *gazetteer.Gazetteer {
+	tb.Helper()
+	g, err := loadGazetteer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// newWorld is a world without failures or latency unless opt asks.
+func newWorld(tb testing.TB, opt sim.Options) *sim.World {
+	tb.Helper()
+	if opt.TransientRate == 0 {
+		opt.TransientRate = -1
+	}
+	return sim.New(gaz(tb), opt)
+}
+
+// fixedDay is an Options.Day that returns d.
+func fixedDay(d int) func(context.Context) (int, error) {
+	return func(context.Context) (int, error) { return d, nil }
+}
+
+// centralLyon is the z13 tile of the Presqu'île.
+var centralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
+
+// searchAll runs a search of the map through all its pages.
+func searchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
+	tb.Helper()
+	var out []provider.Place
+	for {
+		page, err := p.Search(context.Background(), r)
+		if err != nil {
+			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
+		}
+		out = append(out, page.Places...)
+		if page.NextPageToken == "" {
+			return out
+		}
+		r.PageToken = page.NextPageToken
+	}
+}
 
 // twin serves the world's registers on loopback and returns a client of
 // it on the world's clock, as the app wires it, pacing off.
 func twin(tb testing.TB, w *sim.World) *registers.Client {
 	tb.Helper()
-	srv := httptest.NewServer(w.RegistersAPI())
+	srv := httptest.NewServer(registerssim.Handler(w.View()))
 	tb.Cleanup(srv.Close)
 	c, err := registers.New(registers.Deps{
 		Config:    registers.Config{SearchURL: srv.URL, BodaccURL: srv.URL, RatePerSecond: 1e6, BodaccRatePerSecond: 1e6},
 		Gazetteer: func() (*gazetteer.Gazetteer, error) { return gaz(tb), nil },
-		Clock:     w.RegistersClock(),
+		Clock:     registerssim.Clock(w.View()),
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -149,7 +202,7 @@ func TestRegistersTwinActivitySearch(t *testing.T) {
 // shapes and limits.
 func TestRegistersTwinFormats(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	h := w.RegistersAPI()
+	h := registerssim.Handler(w.View())
 	get := func(u string) (int, map[string]any) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))

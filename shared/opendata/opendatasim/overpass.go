@@ -1,34 +1,10 @@
-package sim
-
-import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"fmt"
-	"html"
-	"io"
-	"math"
-	"mime"
-	"net/http"
-	"net/url"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/geo"
-
-	"github.com/prospectdata/svc/shared/accent"
-	"github.com/prospectdata/svc/shared/gazetteer"
-)
-
-// The Overpass API twin: OpenStreetMap as the simulated world would have
-// it mapped, answering the Overpass API's interpreter (POST data=<QL>, or
-// GET ?data=) in its JSON format, so that the opendata module's client
-// runs offline against it unchanged.
+// Package opendatasim is the twin of the opendata client's upstream for
+// offline runs (SVC_DATA_SOURCES=sim): OpenStreetMap as the simulated
+// world (shared/provider/sim, read through its View) would have it
+// mapped, answering the Overpass API's interpreter (POST data=<QL>, or
+// GET ?data=) in its JSON format, so that the opendata client runs
+// offline against it unchanged. It lives beside its client, not in the
+// world, so that a binary importing the client does not link the world.
 //
 // # The mapped world
 //
@@ -80,10 +56,37 @@ import (
 //
 // # Failures
 //
-// Each request goes through the world's call (its latency, then the
-// transient failure draw); a transient failure is answered, in turn, 429
+// Each request goes through the world's call (View.Call: its latency,
+// then the transient failure draw); a transient failure is answered, in turn, 429
 // (no slot), 504 (the server too busy) and 200 with a runtime-error
 // remark (a query timed out), the three ways the real service fails.
+package opendatasim
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geo"
+
+	"github.com/prospectdata/svc/shared/accent"
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/provider/sim"
+)
 
 // Shares and bounds of the twin.
 const (
@@ -123,11 +126,15 @@ var osmOpeningHours = []string{
 
 var osmCuisines = []string{"french", "regional", "italian", "pizza", "burger", "asian", "japanese", "lebanese", "indian"}
 
-// OverpassAPI returns the twin's handler (see above). It is safe for
-// concurrent use.
-func (w *World) OverpassAPI() http.Handler { return overpassAPI{w} }
+// Handler returns the twin's handler of the world v (see the package
+// comment). It is safe for concurrent use.
+func Handler(v sim.View) http.Handler { return overpassAPI{v: v, cats: v.Categories()} }
 
-type overpassAPI struct{ w *World }
+type overpassAPI struct {
+	v sim.View
+	// cats are the world's mapped categories, in the table's order.
+	cats []sim.Category
+}
 
 func (h overpassAPI) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	var ql string
@@ -168,19 +175,19 @@ func (h overpassAPI) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ctx := req.Context()
-	if err := h.w.call(ctx, "overpass"); err != nil {
+	if err := h.v.Call(ctx, "overpass"); err != nil {
 		if ctx.Err() != nil {
 			return
 		}
 		h.transient(rw, err)
 		return
 	}
-	day, err := h.w.day(ctx)
+	day, err := h.v.Day(ctx)
 	if err != nil {
 		osmError(rw, http.StatusInternalServerError, err.Error())
 		return
 	}
-	out, areas, err := h.w.runOverpass(ctx, prog, day)
+	out, areas, err := h.runOverpass(ctx, prog, day)
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -194,7 +201,7 @@ func (h overpassAPI) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 // transient answers a simulated failure the way the real service fails,
 // in turn.
 func (h overpassAPI) transient(rw http.ResponseWriter, err error) {
-	switch h.w.calls.Load() % 3 {
+	switch h.v.Calls() % 3 {
 	case 0:
 		osmError(rw, http.StatusTooManyRequests, "runtime error: open64: 0 Success /osm3s_osm_base "+
 			"Dispatcher_Client::request_read_and_idx::rate_limited. Please check /api/status for the quota of your IP address.")
@@ -259,7 +266,7 @@ func (h overpassAPI) writeJSON(rw http.ResponseWriter, els []osmOut, areas bool,
 	var a osmJSON
 	a.Version = 0.6
 	a.Generator = "Overpass API (sim twin)"
-	stamp := h.w.Date(day).Format("2006-01-02T15:04:05Z")
+	stamp := h.v.Date(day).Format("2006-01-02T15:04:05Z")
 	a.OSM3S.Base = stamp
 	if areas {
 		a.OSM3S.Areas = stamp
@@ -834,10 +841,17 @@ func (p *qlParser) spatialFilter(line int, typ string) (qlSpatial, error) {
 		v[i] = x
 	}
 	b := orb.Bound{Min: orb.Point{v[1], v[0]}, Max: orb.Point{v[3], v[2]}}
-	if checkBound(b) != nil || b.Max[0]-b.Min[0] > osmMaxBox || b.Max[1]-b.Min[1] > osmMaxBox {
+	if !onTheMap(b) || b.Max[0]-b.Min[0] > osmMaxBox || b.Max[1]-b.Min[1] > osmMaxBox {
 		return qlSpatial{}, qlError(line, "the sim twin simulates boxes up to %.1f degrees", osmMaxBox)
 	}
 	return qlSpatial{kind: "bbox", bound: b}, nil
+}
+
+// onTheMap tells whether a box is neither empty, nor inverted, nor off
+// the map (the world's own rule for a search's rectangle).
+func onTheMap(b orb.Bound) bool {
+	return b.Min[0] < b.Max[0] && b.Min[1] < b.Max[1] &&
+		b.Min[0] >= -180 && b.Max[0] <= 180 && b.Min[1] >= -90 && b.Max[1] <= 90
 }
 
 // ---- evaluation ----
@@ -866,7 +880,7 @@ type osmSet struct {
 	areas []osmArea
 }
 
-func (w *World) runOverpass(ctx context.Context, prog *qlProgram, day int) ([]osmOut, bool, error) {
+func (h overpassAPI) runOverpass(ctx context.Context, prog *qlProgram, day int) ([]osmOut, bool, error) {
 	sets := map[string]*osmSet{"_": {}}
 	var out []osmOut
 	usedAreas := false
@@ -917,9 +931,9 @@ func (w *World) runOverpass(ctx context.Context, prog *qlProgram, day int) ([]os
 		var err error
 		if st.typ == "area" {
 			usedAreas = true
-			r, err = w.osmAreaQuery(st)
+			r, err = h.osmAreaQuery(st)
 		} else {
-			r, err = w.osmElemQuery(st, sets, day)
+			r, err = h.osmElemQuery(st, sets, day)
 		}
 		if err != nil {
 			return nil, err
@@ -988,7 +1002,8 @@ func osmTypeRank(t string) int {
 }
 
 // osmAreaQuery finds the areas an area statement's tag filters name.
-func (w *World) osmAreaQuery(st *qlStmt) (*osmSet, error) {
+func (h overpassAPI) osmAreaQuery(st *qlStmt) (*osmSet, error) {
+	g := h.v.Gazetteer()
 	if len(st.spatial) > 0 {
 		return nil, qlError(st.line, "spatial filters on areas are not simulated")
 	}
@@ -999,14 +1014,14 @@ func (w *World) osmAreaQuery(st *qlStmt) (*osmSet, error) {
 		}
 		switch f.key {
 		case "postal_code", "addr:postcode":
-			if len(w.g.ByPostcode("FRA", f.value)) > 0 {
-				r.areas = append(r.areas, osmArea{id: 3600000000 + int64(uint64(w.seed.str("postcode area").str(f.value))%100000000),
+			if len(g.ByPostcode("FRA", f.value)) > 0 {
+				r.areas = append(r.areas, osmArea{id: 3600000000 + int64(h.v.Seed().Str("postcode area").Str(f.value).Uint64()%100000000),
 					pc: f.value, tags: map[string]string{"boundary": "postal_code", "postal_code": f.value, "addr:postcode": f.value}})
 			}
 		case "name":
-			for _, c := range w.g.Countries() {
-				for _, id := range w.g.Lookup(w.g.Place(c).Country, f.value) {
-					pl := w.g.Place(id)
+			for _, c := range g.Countries() {
+				for _, id := range g.Lookup(g.Place(c).Country, f.value) {
+					pl := g.Place(id)
 					if pl.Name != f.value || (pl.Kind != gazetteer.City && pl.Kind != gazetteer.District) {
 						continue
 					}
@@ -1018,7 +1033,7 @@ func (w *World) osmAreaQuery(st *qlStmt) (*osmSet, error) {
 					if pl.Country == "FRA" {
 						tags["ref:INSEE"] = pl.Code
 					}
-					r.areas = append(r.areas, osmArea{id: 3600000000 + int64(uint64(w.seed.str("town area").int(int64(id)))%100000000),
+					r.areas = append(r.areas, osmArea{id: 3600000000 + int64(h.v.Seed().Str("town area").Int(int64(id)).Uint64()%100000000),
 						town: id, tags: tags})
 				}
 			}
@@ -1032,7 +1047,7 @@ func (w *World) osmAreaQuery(st *qlStmt) (*osmSet, error) {
 
 // osmElemQuery runs a node, way, nwr or rel statement: the places its first
 // bounding filter reaches, kept when every filter accepts them.
-func (w *World) osmElemQuery(st *qlStmt, sets map[string]*osmSet, day int) (*osmSet, error) {
+func (h overpassAPI) osmElemQuery(st *qlStmt, sets map[string]*osmSet, day int) (*osmSet, error) {
 	var areas []osmArea
 	for _, s := range st.spatial {
 		if s.kind == "area" {
@@ -1060,12 +1075,12 @@ func (w *World) osmElemQuery(st *qlStmt, sets map[string]*osmSet, day int) (*osm
 	case len(st.spatial) > 0 && st.spatial[0].kind == "around":
 		s := st.spatial[0]
 		center := orb.Point{s.lon, s.lat}
-		cands = w.osmIn(discBound(center, s.r/1000), day, keep)
+		cands = h.osmIn(sim.DiscBound(center, s.r/1000), day, keep)
 	case len(st.spatial) > 0 && st.spatial[0].kind == "bbox":
-		cands = w.osmIn(st.spatial[0].bound, day, keep)
+		cands = h.osmIn(st.spatial[0].bound, day, keep)
 	case len(st.spatial) > 0 && st.spatial[0].kind == "area":
 		for _, a := range areas {
-			cands = append(cands, w.osmInArea(a, day, keep)...)
+			cands = append(cands, h.osmInArea(a, day, keep)...)
 		}
 	default:
 		pc := ""
@@ -1077,7 +1092,7 @@ func (w *World) osmElemQuery(st *qlStmt, sets map[string]*osmSet, day int) (*osm
 		if pc == "" {
 			return nil, qlError(st.line, "the sim twin needs a bounded query: around, a box, an area or an exact addr:postcode")
 		}
-		cands = w.osmInArea(osmArea{pc: pc}, day, keep)
+		cands = h.osmInArea(osmArea{pc: pc}, day, keep)
 	}
 	r := &osmSet{}
 	type elemRef struct {
@@ -1161,12 +1176,11 @@ func osmMatchTags(fs []qlTag, tags map[string]string) bool {
 
 // osmIn is the mapped places whose position lies in b, open on day d,
 // that keep accepts.
-func (w *World) osmIn(b orb.Bound, d int, keep func(*osmElem) bool) []*osmElem {
+func (h overpassAPI) osmIn(b orb.Bound, d int, keep func(*osmElem) bool) []*osmElem {
 	var out []*osmElem
-	for i := range categories {
-		c := w.byKey[categories[i].key]
-		for _, h := range w.collect(c, b, d) {
-			if e := w.osmElem(h.b, h.i, c, d, func(e *osmElem) bool { return b.Contains(e.pt) && keep(e) }); e != nil {
+	for _, c := range h.cats {
+		for _, p := range h.v.OpenIn(c, b, d) {
+			if e := h.osmElem(p, d, func(e *osmElem) bool { return b.Contains(e.pt) && keep(e) }); e != nil {
 				out = append(out, e)
 			}
 		}
@@ -1176,28 +1190,24 @@ func (w *World) osmIn(b orb.Bound, d int, keep func(*osmElem) bool) []*osmElem {
 
 // osmInArea is the mapped places of a postcode (whose address says it)
 // or of a commune or arrondissement, open on day d, that keep accepts.
-func (w *World) osmInArea(a osmArea, d int, keep func(*osmElem) bool) []*osmElem {
-	var ss []*settlement
+func (h overpassAPI) osmInArea(a osmArea, d int, keep func(*osmElem) bool) []*osmElem {
+	var ss []sim.Settlement
 	if a.pc != "" {
-		for _, id := range w.g.ByPostcode("FRA", a.pc) {
-			ss = append(ss, w.osmSettlements(id)...)
+		for _, id := range h.v.Gazetteer().ByPostcode("FRA", a.pc) {
+			ss = append(ss, h.osmSettlements(id)...)
 		}
 	} else {
-		ss = w.osmSettlements(a.town)
+		ss = h.osmSettlements(a.town)
 	}
 	var out []*osmElem
 	for _, s := range ss {
-		for i := range categories {
-			c := w.byKey[categories[i].key]
-			for e := 0; e <= epochOf(d); e++ {
-				bt := w.batch(s, c, e)
-				for j := range bt.places {
-					if !bt.places[j].open(d) {
-						continue
-					}
-					if el := w.osmElem(bt, j, c, d, func(e *osmElem) bool { return a.holds(e) && keep(e) }); el != nil {
-						out = append(out, el)
-					}
+		for _, c := range h.cats {
+			for _, p := range h.v.Born(s, c, d) {
+				if !p.Open(d) {
+					continue
+				}
+				if el := h.osmElem(p, d, func(e *osmElem) bool { return a.holds(e) && keep(e) }); el != nil {
+					out = append(out, el)
 				}
 			}
 		}
@@ -1207,66 +1217,57 @@ func (w *World) osmInArea(a osmArea, d int, keep func(*osmElem) bool) []*osmElem
 
 // osmSettlements is the settlement of a gazetteer place: itself, or for a
 // city drawn by arrondissement its arrondissements.
-func (w *World) osmSettlements(id gazetteer.ID) []*settlement {
-	ix := w.settlements()
-	find := func(id gazetteer.ID) *settlement {
-		n, ok := slices.BinarySearchFunc(ix.all, id, func(s settlement, id gazetteer.ID) int { return cmp.Compare(s.id, id) })
-		if !ok {
-			return nil
-		}
-		return &ix.all[n]
+func (h overpassAPI) osmSettlements(id gazetteer.ID) []sim.Settlement {
+	if s, ok := h.v.Settlement(id); ok {
+		return []sim.Settlement{s}
 	}
-	if s := find(id); s != nil {
-		return []*settlement{s}
-	}
-	var out []*settlement
-	for _, k := range w.g.Children(id) {
-		if s := find(k); s != nil {
+	var out []sim.Settlement
+	for _, k := range h.v.Gazetteer().Children(id) {
+		if s, ok := h.v.Settlement(k); ok {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// osmElem is the batch's i-th place as OSM maps it on day d, nil when it
-// is not mapped (osmMapped) or keep refuses it. keep sees the element's
+// osmElem is the place as OSM maps it on day d, nil when it is not
+// mapped (osmMapped) or keep refuses it. keep sees the element's
 // type, id, position, postcode, settlement and its name and category
 // tags only: what is drawn before the rest (a search's filters reject
 // most places on their name, and the rest costs more to draw).
-func (w *World) osmElem(b *batch, i int, c *category, d int, keep func(*osmElem) bool) *osmElem {
-	k := b.placeKey(i).str("osm")
-	if k.float() >= osmMapped {
+func (h overpassAPI) osmElem(x sim.PlaceRef, d int, keep func(*osmElem) bool) *osmElem {
+	k := x.Key().Str("osm")
+	if k.Float() >= osmMapped {
 		return nil
 	}
-	r := k.str("tags").rng()
-	pk := b.placeKey(i)
-	l := langOf(b.s.country)
-	wh := w.whereOf(b, i)
-	name := w.nameAt(pk, wh, c, l)
-	pt := b.places[i].pt
+	r := k.Str("tags").Rand()
+	c := x.Category()
+	loc := x.Locate()
+	name := loc.Name()
+	pt := x.Point()
 	lat, lon := round7(pt[1]), round7(pt[0])
-	e := &osmElem{typ: "node", pt: orb.Point{lon, lat}, settle: b.s.id, tags: map[string]string{}}
-	if r.chance(0.25) {
+	e := &osmElem{typ: "node", pt: orb.Point{lon, lat}, settle: x.Settlement().ID(), tags: map[string]string{}}
+	if r.Chance(0.25) {
 		e.typ = "way"
 		cosLat := math.Max(math.Cos(lat*math.Pi/180), 0.01)
-		e.pt = orb.Point{round7(lon + (r.float()-0.5)*0.00018/cosLat), round7(lat + (r.float()-0.5)*0.00018)}
-		e.id = 20_000_000 + int64(uint64(k.str("way id"))%1_200_000_000)
+		e.pt = orb.Point{round7(lon + (r.Float()-0.5)*0.00018/cosLat), round7(lat + (r.Float()-0.5)*0.00018)}
+		e.id = 20_000_000 + int64(k.Str("way id").Uint64()%1_200_000_000)
 	} else {
-		e.id = 1_000_000_000 + int64(uint64(k.str("node id"))%11_000_000_000)
+		e.id = 1_000_000_000 + int64(k.Str("node id").Uint64()%11_000_000_000)
 	}
-	t := osmCategoryTags[c.key]
+	t := osmCategoryTags[c.Key()]
 	for j := 0; j+1 < len(t); j += 2 {
 		e.tags[t[j]] = t[j+1]
 	}
-	e.tags["name"] = osmName(&r, name, c, wh.town)
-	addr := w.address(pk, wh)
+	e.tags["name"] = osmName(&r, name, c, loc.Town())
+	addr := loc.Address()
 	house, street, pc, city := osmSplitAddress(addr)
 	e.pc = pc
 	if keep != nil && !keep(e) {
 		return nil
 	}
-	p := w.place(b, i, c, d)
-	if pc != "" && r.chance(0.7) {
+	p := x.Listing(d)
+	if pc != "" && r.Chance(0.7) {
 		if house != "" {
 			e.tags["addr:housenumber"] = house
 		}
@@ -1277,61 +1278,67 @@ func (w *World) osmElem(b *batch, i int, c *category, d int, keep func(*osmElem)
 		e.tags["addr:city"] = city
 	}
 	siteTagged := false
-	if p.Website != "" && r.chance(0.6) {
+	if p.Website != "" && r.Chance(0.6) {
 		siteTagged = true
 		e.tags[osmKey(&r, "website", "contact:website")] = p.Website
 	}
-	if p.Phone != "" && r.chance(0.6) {
-		e.tags[osmKey(&r, "phone", "contact:phone")] = osmPhone(p.Phone, b.s)
+	if p.Phone != "" && r.Chance(0.6) {
+		e.tags[osmKey(&r, "phone", "contact:phone")] = osmPhone(p.Phone, x.Settlement())
 	}
-	if siteTagged && r.chance(0.4) {
-		if s := w.site(b, i, c, d); s.email != "" {
-			e.tags[osmKey(&r, "email", "contact:email")] = s.email
+	if siteTagged && r.Chance(0.4) {
+		if email := x.Email(d); email != "" {
+			e.tags[osmKey(&r, "email", "contact:email")] = email
 		}
 	}
-	if r.chance(0.45) {
+	if r.Chance(0.45) {
 		e.tags["opening_hours"] = pick(&r, osmOpeningHours)
 	}
-	if r.chance(0.25) {
+	if r.Chance(0.25) {
 		e.tags["wheelchair"] = pick(&r, []string{"yes", "limited", "no"})
 	}
-	if (c.key == "restaurant" || c.key == "pizzeria") && r.chance(0.6) && e.tags["cuisine"] == "" {
+	if (c.Key() == "restaurant" || c.Key() == "pizzeria") && r.Chance(0.6) && e.tags["cuisine"] == "" {
 		e.tags["cuisine"] = pick(&r, osmCuisines)
 	}
-	if r.chance(0.15) {
+	if r.Chance(0.15) {
 		e.tags["payment:cards"] = "yes"
 	}
-	if r.chance(0.10) {
-		e.tags["contact:facebook"] = "https://www.facebook.com/" + slug(p.Name, 30)
+	if r.Chance(0.10) {
+		e.tags["contact:facebook"] = "https://www.facebook.com/" + sim.Slug(p.Name, 30)
 	}
 	return e
 }
 
+// pick returns one of xs, uniformly (as the world picks).
+func pick[T any](r *sim.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
+
+// round7 rounds a coordinate as the listing shows it.
+func round7(x float64) float64 { return math.Round(x*1e7) / 1e7 }
+
 // osmKey is the usual key nine times in ten, its contact: form else.
-func osmKey(r *rng, usual, contact string) string {
-	if r.chance(0.1) {
+func osmKey(r *sim.Rand, usual, contact string) string {
+	if r.Chance(0.1) {
 		return contact
 	}
 	return usual
 }
 
-// osmName is the name a mapper gave the place (see the twin's comment).
-func osmName(r *rng, name string, c *category, town string) string {
-	switch u := r.float(); {
+// osmName is the name a mapper gave the place (see the package comment).
+func osmName(r *sim.Rand, name string, c sim.Category, town string) string {
+	switch u := r.Float(); {
 	case u < 0.70:
 		return name
 	case u < 0.80:
 		return strings.ToUpper(accent.Fold(name))
-	case u < 0.88 && len(c.legal) > 0:
-		return name + " " + pick(r, c.legal)
+	case u < 0.88 && len(c.LegalForms()) > 0:
+		return name + " " + pick(r, c.LegalForms())
 	case u < 0.95:
-		word := strings.Fields(c.display)[0]
+		word := strings.Fields(c.Display())[0]
 		if strings.Contains(gazetteer.Normalize(name), gazetteer.Normalize(word)) {
 			return name
 		}
 		return name + " " + word
 	default:
-		return c.display + " " + town
+		return c.Display() + " " + town
 	}
 }
 
@@ -1368,8 +1375,8 @@ func osmSplitAddress(addr string) (house, street, pc, city string) {
 // do ("04 78 12 34 56" is "+33 4 78 12 34 56"); other numbers (foreign
 // ones, already international; overseas ones, whose country code is
 // their department's) as the listing gives them.
-func osmPhone(p string, s *settlement) string {
-	if s.country != "FRA" || strings.HasPrefix(s.code, "97") || len(p) < 2 || p[0] != '0' {
+func osmPhone(p string, s sim.Settlement) string {
+	if s.Country() != "FRA" || strings.HasPrefix(s.Code(), "97") || len(p) < 2 || p[0] != '0' {
 		return p
 	}
 	return "+33 " + p[1:]

@@ -1,4 +1,4 @@
-package sim_test
+package opendatasim_test
 
 import (
 	"bytes"
@@ -10,14 +10,64 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geo"
+	"github.com/paulmach/orb/maptile"
 
+	"github.com/prospectdata/svc/shared/gazetteer"
+	"github.com/prospectdata/svc/shared/gazetteer/data"
+	"github.com/prospectdata/svc/shared/opendata/opendatasim"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
 )
+
+// loadGazetteer loads the real gazetteer once for all tests: it is
+// immutable.
+var loadGazetteer = sync.OnceValues(data.Load)
+
+func gaz(tb testing.TB) *gazetteer.Gazetteer {
+	tb.Helper()
+	g, err := loadGazetteer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// newWorld is a world without failures or latency unless opt asks.
+func newWorld(tb testing.TB, opt sim.Options) *sim.World {
+	tb.Helper()
+	if opt.TransientRate == 0 {
+		opt.TransientRate = -1
+	}
+	return sim.New(gaz(tb), opt)
+}
+
+// twin is the Overpass twin of a world.
+func twin(w *sim.World) http.Handler { return opendatasim.Handler(w.View()) }
+
+// centralLyon is the z13 tile of the Presqu'île.
+var centralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
+
+// searchAll runs a search of the map through all its pages.
+func searchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
+	tb.Helper()
+	var out []provider.Place
+	for {
+		page, err := p.Search(context.Background(), r)
+		if err != nil {
+			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
+		}
+		out = append(out, page.Places...)
+		if page.NextPageToken == "" {
+			return out
+		}
+		r.PageToken = page.NextPageToken
+	}
+}
 
 // overpassAnswer is the twin's JSON answer.
 type overpassAnswer struct {
@@ -67,11 +117,11 @@ func nameRe(name string) string {
 	return strings.ReplaceAll(strings.ReplaceAll("^"+regexp.QuoteMeta(name)+"$", `\`, `\\`), `"`, `\"`)
 }
 
-// The twin maps about osmMapped of the places, at their position, with
+// The twin maps about 55% (osmMapped) of the places, at their position, with
 // their name and contacts as the listing gives them.
 func TestOverpassMapsPlaces(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	h := w.OverpassAPI()
+	h := twin(w)
 	var places []provider.Place
 	for _, q := range []string{"boulangerie", "restaurant", "plombier", "coiffeur"} {
 		places = append(places, searchAll(t, w, provider.Request{Query: q, Bound: centralLyon})...)
@@ -139,8 +189,8 @@ out tags center;`, p.Lat, p.Lon))
 // The same query gives the same bytes, in every process, on a day.
 func TestOverpassDeterministic(t *testing.T) {
 	ql := `[out:json];nwr(around:400,45.7640,4.8345)["name"~"a",i];out tags center 30;`
-	_, a := overpassPost(t, newWorld(t, sim.Options{}).OverpassAPI(), ql)
-	_, b := overpassPost(t, newWorld(t, sim.Options{}).OverpassAPI(), ql)
+	_, a := overpassPost(t, twin(newWorld(t, sim.Options{})), ql)
+	_, b := overpassPost(t, twin(newWorld(t, sim.Options{})), ql)
 	if !bytes.Equal(a, b) || !bytes.Contains(a, []byte(`"elements"`)) {
 		t.Fatalf("two answers differ:\n%s\n%s", a, b)
 	}
@@ -156,7 +206,7 @@ func TestOverpassDeterministic(t *testing.T) {
 // A listing found by name through its postcode's area and its commune's.
 func TestOverpassAreas(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	h := w.OverpassAPI()
+	h := twin(w)
 	found := 0
 	for _, p := range searchAll(t, w, provider.Request{Query: "boulangerie", Bound: centralLyon})[:15] {
 		pc := regexp.MustCompile(`\b\d{5}\b`).FindString(p.Address)
@@ -196,7 +246,7 @@ func TestOverpassAreas(t *testing.T) {
 }
 
 func TestOverpassFilters(t *testing.T) {
-	h := newWorld(t, sim.Options{}).OverpassAPI()
+	h := twin(newWorld(t, sim.Options{}))
 	base := `nwr(around:600,45.7640,4.8345)`
 	all := overpassQuery(t, h, "[out:json];"+base+";out tags;")
 	if len(all.Elements) < 20 {
@@ -246,7 +296,7 @@ func TestOverpassFilters(t *testing.T) {
 }
 
 func TestOverpassRefusals(t *testing.T) {
-	h := newWorld(t, sim.Options{}).OverpassAPI()
+	h := twin(newWorld(t, sim.Options{}))
 	for _, ql := range []string{
 		`[out:xml];node(around:10,45,4);out;`,
 		`[out:json];node["shop"="bakery"];out;`,   // unbounded
@@ -286,7 +336,7 @@ func TestOverpassRefusals(t *testing.T) {
 // Transient failures come as the real service's three: 429, 504, and a
 // runtime-error remark in a 200 answer.
 func TestOverpassTransient(t *testing.T) {
-	h := newWorld(t, sim.Options{TransientRate: 1}).OverpassAPI()
+	h := twin(newWorld(t, sim.Options{TransientRate: 1}))
 	seen := map[string]bool{}
 	for range 6 {
 		code, body := overpassPost(t, h, `[out:json];node(around:10,45.764,4.8345);out;`)
@@ -307,7 +357,7 @@ func TestOverpassTransient(t *testing.T) {
 }
 
 func TestOverpassHonoursTheContext(t *testing.T) {
-	h := newWorld(t, sim.Options{}).OverpassAPI()
+	h := twin(newWorld(t, sim.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := httptest.NewRequest(http.MethodPost, "/api/interpreter", strings.NewReader(`[out:json];node(around:10,45.764,4.8345);out;`)).WithContext(ctx)
@@ -332,7 +382,7 @@ func FuzzOverpassAPI(f *testing.F) {
 		f.Add(s)
 	}
 	w := sim.New(gaz(f), sim.Options{TransientRate: -1})
-	h := w.OverpassAPI()
+	h := twin(w)
 	f.Fuzz(func(t *testing.T, ql string) {
 		code, body := overpassPost(t, h, ql)
 		switch code {

@@ -1,4 +1,7 @@
-package pagespeed
+// Package pagespeedsim is the simulated twin of the PageSpeed Insights
+// API, for offline runs (SVC_DATA_SOURCES=sim). It lives beside its
+// client so that a binary importing the client does not link it.
+package pagespeedsim
 
 import (
 	"crypto/sha256"
@@ -9,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/prospectdata/svc/shared/pagespeed"
 )
 
 // simDomain is the parent domain of the simulated world's websites
@@ -20,8 +25,8 @@ const simDomain = ".sim.test"
 // businesses' are not.
 const simFieldShare = 0.3
 
-// SimHandler is the simulated twin of the API, for offline runs: it
-// serves GET Path in the v5 response format for pages of the simulated
+// Handler is the simulated twin of the API, for offline runs: it serves
+// GET pagespeed.Path in the v5 response format for pages of the simulated
 // world's sites (https://….sim.test/), with scores and metrics drawn from
 // a hash of the page's URL and the strategy (the same page always gets the
 // same report), field data for about 30% of sites (by host), and for any
@@ -30,11 +35,11 @@ const simFieldShare = 0.3
 // answers at once, where the real API takes 10 to 30 seconds.
 //
 // What it serves is made up: a job whose client points at it must say so
-// (Module's source "sim").
-func SimHandler() http.Handler { return http.HandlerFunc(serveSim) }
+// (the module's source "sim").
+func Handler() http.Handler { return http.HandlerFunc(serveSim) }
 
 func serveSim(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != Path {
+	if r.URL.Path != pagespeed.Path {
 		simError(w, http.StatusNotFound, "NOT_FOUND", "global", "notFound", "Method not found.")
 		return
 	}
