@@ -10,43 +10,20 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geo"
 	"github.com/paulmach/orb/maptile"
 
-	"github.com/prospectdata/svc/shared/gazetteer"
-	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/opendata/opendatasim"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
-// loadGazetteer loads the real gazetteer once for all tests: it is
-// immutable.
-var loadGazetteer = sync.OnceValues(data.Load)
+func newWorld(tb testing.TB, opt sim.Options) *sim.World { return simtest.World(tb, opt) }
 
-func gaz(tb testing.TB) *gazetteer.Gazetteer {
-	tb.Helper()
-	g, err := loadGazetteer()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g
-}
-
-// newWorld is a world without failures or latency unless opt asks.
-func newWorld(tb testing.TB, opt sim.Options) *sim.World {
-	tb.Helper()
-	if opt.TransientRate == 0 {
-		opt.TransientRate = -1
-	}
-	return sim.New(gaz(tb), opt)
-}
-
-// twin is the Overpass twin of a world.
 func twin(w *sim.World) http.Handler { return opendatasim.Handler(w.View()) }
 
 // centralLyon is the z13 tile of the Presqu'île.
@@ -381,7 +358,7 @@ func FuzzOverpassAPI(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	w := sim.New(gaz(f), sim.Options{TransientRate: -1})
+	w := sim.New(simtest.Gazetteer(f), sim.Options{TransientRate: -1})
 	h := twin(w)
 	f.Fuzz(func(t *testing.T, ql string) {
 		code, body := overpassPost(t, h, ql)

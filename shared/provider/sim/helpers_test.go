@@ -3,44 +3,22 @@ package sim_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/maptile"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
-	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
-// loadGazetteer loads the real gazetteer once for all tests: it is
-// immutable.
-var loadGazetteer = sync.OnceValues(data.Load)
+func gaz(tb testing.TB) *gazetteer.Gazetteer { return simtest.Gazetteer(tb) }
 
-func gaz(tb testing.TB) *gazetteer.Gazetteer {
-	tb.Helper()
-	g, err := loadGazetteer()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g
-}
+func newWorld(tb testing.TB, opt sim.Options) *sim.World { return simtest.World(tb, opt) }
 
-// newWorld is a world without failures or latency unless opt asks.
-func newWorld(tb testing.TB, opt sim.Options) *sim.World {
-	tb.Helper()
-	if opt.TransientRate == 0 {
-		opt.TransientRate = -1
-	}
-	return sim.New(gaz(tb), opt)
-}
-
-// fixedDay is an Options.Day that returns d.
-func fixedDay(d int) func(context.Context) (int, error) {
-	return func(context.Context) (int, error) { return d, nil }
-}
+func fixedDay(d int) func(context.Context) (int, error) { return simtest.FixedDay(d) }
 
 // Test areas.
 var (
