@@ -10,6 +10,7 @@ import (
 	"github.com/prospectdata/svc/shared/app/apptest"
 	"github.com/prospectdata/svc/shared/config"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
 )
 
 // TestPhoneLineSim: under the sim sources phone_info's live columns come
@@ -29,7 +30,7 @@ func TestPhoneLineSim(t *testing.T) {
 	wantErrors := 0
 	for i := 0; len(numbers) < 120 || wantErrors < 2; i++ {
 		n := fmt.Sprintf("+336000%05d", i*7+1)
-		if phoneinfo.SimLineAnswer(n).ProcessingStatus == "FAILED" {
+		if phoneinfosim.LineAnswer(n).ProcessingStatus == "FAILED" {
 			wantErrors++
 		} else if len(numbers) >= 120 {
 			continue
@@ -64,7 +65,7 @@ func TestPhoneLineSim(t *testing.T) {
 		if r["phone_e164"] != n {
 			t.Fatalf("row %d: %v", i, r)
 		}
-		a := phoneinfo.SimLineAnswer(n)
+		a := phoneinfosim.LineAnswer(n)
 		want := a.Status()
 		if a.ProcessingStatus == "FAILED" {
 			want = phoneinfo.Status{}

@@ -28,6 +28,7 @@ import (
 	"github.com/prospectdata/svc/shared/pagespeed"
 	"github.com/prospectdata/svc/shared/pagespeed/pagespeedsim"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
 	"github.com/prospectdata/svc/shared/placement"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
@@ -88,7 +89,7 @@ func newSources(cfg config.Config, guard *netguard.Guard, prov *lazyProvider, ga
 			simRegistersHost: reg,
 			simBodaccHost:    reg,
 			simOverpassHost:  &worldHandler{prov: prov, make: func(w *sim.World) http.Handler { return opendatasim.Handler(w.View()) }},
-			simPhoneLineHost: phoneinfo.SimLineHandler(),
+			simPhoneLineHost: phoneinfosim.LineHandler(),
 		}, prov: prov}
 	}
 	// The modules bound each call themselves (and the item's timeout
@@ -161,7 +162,7 @@ func (s *sources) phoneLookup() phoneinfo.LineLookup {
 		// The twin checks the real client's signature with its own
 		// credentials.
 		cfg = phoneinfo.HLRConfig{BaseURL: "https://" + simPhoneLineHost + "/api/v2",
-			Key: phoneinfo.SimLineKey, Secret: phoneinfo.SimLineSecret}
+			Key: phoneinfosim.LineKey, Secret: phoneinfosim.LineSecret}
 	} else if cfg.Key == "" && cfg.Secret == "" {
 		return nil
 	}
@@ -386,7 +387,7 @@ func (m simMail) DialContext(ctx context.Context, network, addr string) (net.Con
 // otherwise (the operator columns stay empty, never invented).
 func (s *sources) phonePlan() phoneinfo.Plan {
 	if s.sim {
-		return phoneinfo.SimPlan()
+		return phoneinfosim.Plan()
 	}
 	dir := s.cfg.Sources.PhonePlanDir
 	if dir == "" {

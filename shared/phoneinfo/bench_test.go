@@ -8,6 +8,8 @@ import (
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 // countingCache counts the reads of the cache: phone_info's only calls
@@ -24,11 +26,11 @@ func (c *countingCache) Get(ctx context.Context, e164 string) (phoneinfo.Status,
 
 // BenchmarkModule runs phone_info over the simulated world's telephone
 // cells (about 38,000 listings: mainland, overseas, foreign, missing)
-// with SimPlan and an in-memory cache holding one number in ten. It
+// with phoneinfosim.Plan and an in-memory cache holding one number in ten. It
 // reports rows/s and the cache reads per row (upstream calls: none, the
 // module is cache_only).
 func BenchmarkModule(b *testing.B) {
-	phones := simPhones(b, 0)
+	phones := simtest.Phones(b, 0)
 	ctx := context.Background()
 	mem := phoneinfo.NewMemCache()
 	yes := true
@@ -40,7 +42,7 @@ func BenchmarkModule(b *testing.B) {
 		}
 	}
 	cache := &countingCache{Cache: mem}
-	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfosim.Plan(), Cache: cache})
 	b.ReportAllocs()
 	b.ResetTimer()
 	rows := 0

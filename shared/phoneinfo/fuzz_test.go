@@ -7,6 +7,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
 )
 
 // FuzzModule: any telephone and country cell gives 12 cells without
@@ -17,7 +18,7 @@ func FuzzModule(f *testing.F) {
 		f.Add(s, "")
 		f.Add(s, "BEL")
 	}
-	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
+	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfosim.Plan(), Cache: phoneinfo.NewMemCache()})
 	f.Fuzz(func(t *testing.T, tel, country string) {
 		r, err := m.Run(context.Background(), nil, enrich.Input{"telephone": tel, "country": country})
 		if err != nil {

@@ -20,7 +20,7 @@ const LineTTL = 30 * 24 * time.Hour
 // through: a number is asked once per cache lifetime).
 //
 // Its implementations: HLRClient (hlr-lookups.com's HLR API), which the
-// sim twin (SimLineHandler) also answers under offline runs.
+// twin (phoneinfosim.LineHandler) also answers under offline runs.
 type LineLookup interface {
 	// LookupLine checks one number, in E.164 ("+33612345678"). A field
 	// the network did not tell stays unknown in the Status. An error is

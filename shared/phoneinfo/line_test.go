@@ -2,12 +2,8 @@ package phoneinfo_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +11,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/phoneinfo"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
 	"github.com/prospectdata/svc/shared/store"
 	"github.com/prospectdata/svc/shared/store/bolt"
 )
@@ -71,7 +68,7 @@ func TestLineLookupThroughTheCache(t *testing.T) {
 			l := &countingLookup{fail: map[string]bool{"+33600000071": true}}
 			now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 			clock := now
-			m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: cache, Lookup: l, MaxAge: phoneinfo.LineTTL,
+			m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfosim.Plan(), Cache: cache, Lookup: l, MaxAge: phoneinfo.LineTTL,
 				Now: func() time.Time { return clock }})
 			live := func(tel string) (phoneinfo.Status, enrich.Result) {
 				t.Helper()
@@ -147,7 +144,7 @@ func TestLineLookupOnceForConcurrentDuplicates(t *testing.T) {
 // live columns are left empty; with one it says nothing; the source names
 // the lookup.
 func TestLineNotConfigured(t *testing.T) {
-	without := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache()})
+	without := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfosim.Plan(), Cache: phoneinfo.NewMemCache()})
 	n, ok := without.(enrich.Noted)
 	if !ok {
 		t.Fatal("phone_info is not enrich.Noted")
@@ -159,106 +156,11 @@ func TestLineNotConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	with := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfo.SimPlan(), Cache: phoneinfo.NewMemCache(), Lookup: c})
+	with := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: phoneinfosim.Plan(), Cache: phoneinfo.NewMemCache(), Lookup: c})
 	if en, _ := with.(enrich.Noted).JobNote(); en != "" {
 		t.Errorf("note %q with a lookup", en)
 	}
 	if got := enrich.SourceOf(with); got != "libphonenumber + numbering plan (sim) + hlr-lookups.com" {
 		t.Errorf("source %q", got)
-	}
-}
-
-// TestSimLineTwin: the twin answers a number the same way every time, in
-// the API's format, through the real client (which signs; a wrong secret
-// is refused); over the simulated world's French mobiles its shares are
-// those it states, its carriers the country's operators, the numbers of a
-// block share their original network, and a few lookups fail.
-func TestSimLineTwin(t *testing.T) {
-	srv := httptest.NewServer(phoneinfo.SimLineHandler())
-	t.Cleanup(srv.Close)
-	c, err := phoneinfo.NewHLRClient(phoneinfo.HLRConfig{BaseURL: srv.URL + "/api/v2", Key: phoneinfo.SimLineKey,
-		Secret: phoneinfo.SimLineSecret}, srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, _ := phoneinfo.NewHLRClient(phoneinfo.HLRConfig{BaseURL: srv.URL, Key: phoneinfo.SimLineKey, Secret: "guess"}, srv.Client())
-	if _, err := bad.LookupLine(context.Background(), "+33600000012"); !errors.Is(err, phoneinfo.ErrRefused) {
-		t.Errorf("a wrong secret: %v", err)
-	}
-
-	var mobiles []string
-	for _, tel := range simPhones(t, 0) {
-		if n, ok := phoneinfo.Parse(tel, "FR"); ok && n.Region == "FR" && n.LineType == phoneinfo.LineMobile {
-			mobiles = append(mobiles, n.E164)
-		}
-	}
-	if len(mobiles) < 500 {
-		t.Fatalf("%d sim mobiles", len(mobiles))
-	}
-	fr := []string{"Orange", "SFR", "Bouygues Telecom", "Free Mobile"}
-	var ported, reachable, unreachable, unknown, failed int
-	for i, e := range mobiles {
-		a, b := phoneinfo.SimLineAnswer(e), phoneinfo.SimLineAnswer(e)
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if string(ja) != string(jb) {
-			t.Fatalf("%s answered twice differently", e)
-		}
-		if i < 200 {
-			// Through HTTP and the client, too.
-			s, err := c.LookupLine(context.Background(), e)
-			s2, err2 := c.LookupLine(context.Background(), e)
-			s.CheckedAt, s2.CheckedAt = time.Time{}, time.Time{}
-			if (err == nil) != (err2 == nil) || show(s) != show(s2) {
-				t.Fatalf("%s: %v %v / %v %v", e, show(s), err, show(s2), err2)
-			}
-			if err == nil && s.CarrierCurrent != a.Status().CarrierCurrent {
-				t.Errorf("%s: client %q, answer %q", e, s.CarrierCurrent, a.Status().CarrierCurrent)
-			}
-		}
-		if a.ProcessingStatus == "FAILED" {
-			failed++
-			continue
-		}
-		s := a.Status()
-		switch {
-		case s.Reachable == nil:
-			unknown++
-		case *s.Reachable:
-			reachable++
-		default:
-			unreachable++
-		}
-		if s.Ported != nil && *s.Ported {
-			ported++
-			if *a.PortedNetworkName == *a.OriginalNetworkName {
-				t.Errorf("%s ported to its own network", e)
-			}
-		}
-		if s.CarrierCurrent != "" && !slices.Contains(fr, s.CarrierCurrent) {
-			t.Errorf("%s: carrier %q", e, s.CarrierCurrent)
-		}
-		// A neighbour in the same block of 10,000 has the same original
-		// network.
-		next := e[:len(e)-1] + string('0'+(e[len(e)-1]-'0'+1)%10)
-		if o := phoneinfo.SimLineAnswer(next).OriginalNetworkName; o != nil && a.OriginalNetworkName != nil && *o != *a.OriginalNetworkName {
-			t.Errorf("%s and %s: blocks split (%s, %s)", e, next, *a.OriginalNetworkName, *o)
-		}
-	}
-	n := float64(len(mobiles))
-	t.Logf("%d sim mobiles: %.3f reachable, %.3f unreachable, %.3f unknown, %.3f ported, %d failed",
-		len(mobiles), float64(reachable)/n, float64(unreachable)/n, float64(unknown)/n, float64(ported)/n, failed)
-	if r := float64(reachable) / n; r < 0.7 || r > 0.9 {
-		t.Errorf("reachable share %.3f", r)
-	}
-	if p := float64(ported) / n; p < 0.08 || p > 0.22 {
-		t.Errorf("ported share %.3f", p)
-	}
-	if unreachable == 0 || unknown == 0 || failed == 0 || float64(failed)/n > 0.03 {
-		t.Errorf("unreachable %d, unknown %d, failed %d", unreachable, unknown, failed)
-	}
-	// A country the twin has no network for: nothing known, no error.
-	if s := phoneinfo.SimLineAnswer("+97312345678").Status(); s.Reachable != nil || s.CarrierCurrent != "" {
-		t.Errorf("unknown country: %s", show(s))
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 // Deps are what a Reader reads.
 type Deps struct {
-	// Plan is the numbering plan (LoadARCEP's, or SimPlan for offline
-	// runs); nil leaves the operator columns empty and
+	// Plan is the numbering plan (LoadARCEP's, or phoneinfosim.Plan for
+	// offline runs); nil leaves the operator columns empty and
 	// phone_carrier_original to libphonenumber alone.
 	Plan Plan
 	// Cache holds the live checks; nil (with no Lookup) leaves

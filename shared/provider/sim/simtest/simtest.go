@@ -1,9 +1,11 @@
 // Package simtest builds simulated worlds for tests: the world's own
-// tests and those of the twins that read it (registerssim, opendatasim).
+// tests and those of the twins that read it (registerssim, opendatasim,
+// phoneinfosim).
 package simtest
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -38,4 +40,36 @@ func World(tb testing.TB, opt sim.Options) *sim.World {
 // FixedDay is an Options.Day that returns d.
 func FixedDay(d int) func(context.Context) (int, error) {
 	return func(context.Context) (int, error) { return d, nil }
+}
+
+// Phones are the telephone cells of the world's restaurants in a few
+// departments (one in each of the mainland's five numbering areas, Corsica
+// and the overseas departments), as a scrape would give them: at most
+// perDepartment of each (0: all), only the French listings ("sim:fra-…").
+func Phones(tb testing.TB, perDepartment int) []string {
+	tb.Helper()
+	g := Gazetteer(tb)
+	w := World(tb, sim.Options{})
+	var out []string
+	for _, dep := range []string{"75", "35", "67", "69", "33", "2A", "971", "972", "973", "974", "976"} {
+		id, ok := g.ByCode("FRA", gazetteer.Department, dep)
+		if !ok {
+			tb.Fatalf("no department %s", dep)
+		}
+		ps, err := w.Truth(context.Background(), "restaurant", g.Bound(id))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n := 0
+		for _, p := range ps {
+			if perDepartment > 0 && n == perDepartment {
+				break
+			}
+			if strings.HasPrefix(p.ID, "sim:fra-") {
+				out = append(out, p.Phone)
+				n++
+			}
+		}
+	}
+	return out
 }

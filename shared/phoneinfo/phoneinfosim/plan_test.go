@@ -1,66 +1,27 @@
-package phoneinfo_test
+package phoneinfosim_test
 
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/prospectdata/svc/shared/enrich"
-	"github.com/prospectdata/svc/shared/gazetteer"
-	"github.com/prospectdata/svc/shared/gazetteer/data"
 	"github.com/prospectdata/svc/shared/phoneinfo"
-	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
-var loadGazetteer = sync.OnceValues(data.Load)
-
-// simPhones are the telephone cells of the simulated world's restaurants
-// in a few departments (the mainland's five areas and the overseas
-// departments), as a scrape would give them, at most perDepartment of
-// each (0: all).
-func simPhones(tb testing.TB, perDepartment int) []string {
-	tb.Helper()
-	g, err := loadGazetteer()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := sim.New(g, sim.Options{TransientRate: -1})
-	var out []string
-	for _, dep := range []string{"75", "35", "67", "69", "33", "2A", "971", "972", "973", "974", "976"} {
-		id, ok := g.ByCode("FRA", gazetteer.Department, dep)
-		if !ok {
-			tb.Fatalf("no department %s", dep)
-		}
-		ps, err := w.Truth(context.Background(), "restaurant", g.Bound(id))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n := 0
-		for _, p := range ps {
-			if perDepartment > 0 && n == perDepartment {
-				break
-			}
-			if strings.HasPrefix(p.ID, "sim:fra-") {
-				out = append(out, p.Phone)
-				n++
-			}
-		}
-	}
-	return out
-}
-
-// TestSimPlanCoversTheSimWorld: every valid French-plan number of the
-// simulated world has a SimPlan operator, named "(sim)"; foreign numbers
+// TestPlanCoversTheSimWorld: every valid French-plan number of the
+// simulated world has a Plan operator, named "(sim)"; foreign numbers
 // have none; the module labels its source as simulated.
-func TestSimPlanCoversTheSimWorld(t *testing.T) {
-	plan := phoneinfo.SimPlan()
+func TestPlanCoversTheSimWorld(t *testing.T) {
+	plan := phoneinfosim.Plan()
 	m := enrich.PhoneInfoModule(phoneinfo.Deps{Plan: plan, Cache: phoneinfo.NewMemCache()})
 	if got := enrich.SourceOf(m); got != "libphonenumber + numbering plan (sim)" {
 		t.Errorf("Source = %q", got)
 	}
 	var n, empty, valid, covered, foreign, invalid int
-	for _, tel := range simPhones(t, 500) {
+	for _, tel := range simtest.Phones(t, 500) {
 		n++
 		r, err := m.Run(context.Background(), nil, enrich.Input{"telephone": tel})
 		if err != nil {
@@ -104,10 +65,20 @@ func TestSimPlanCoversTheSimWorld(t *testing.T) {
 	if covered < n/2 || foreign == 0 {
 		t.Errorf("too few numbers checked: %d covered, %d foreign of %d", covered, foreign, n)
 	}
-	// SimPlan covers nothing outside the sim world's ranges.
+	// Plan covers nothing outside the sim world's ranges.
 	for _, national := range []string{"0632345678", "0663123456", "0712345678", "0262612345", "0597123456", "0975212345", "0800501234", "0148162345"} {
 		if a, ok := plan.Lookup(national); ok != strings.HasPrefix(national, "01") {
-			t.Errorf("SimPlan.Lookup(%s) = %+v, %v", national, a, ok)
+			t.Errorf("Plan.Lookup(%s) = %+v, %v", national, a, ok)
 		}
 	}
+}
+
+func row(m enrich.Module, r enrich.Result) map[string]string {
+	out := map[string]string{}
+	for i, c := range m.Columns() {
+		if r.Values[i] != "" {
+			out[c] = r.Values[i]
+		}
+	}
+	return out
 }

@@ -1,4 +1,9 @@
-package phoneinfo
+// Package phoneinfosim holds phone_info's offline twins: the line
+// lookup's (hlr-lookups.com's POST /hlr-lookup, answered in process) and
+// the numbering plan of the simulated world. Offline runs
+// (SVC_DATA_SOURCES=sim) read them through the same ports as the real
+// API and ARCEP's files; what they say is labelled "sim".
+package phoneinfosim
 
 import (
 	"crypto/hmac"
@@ -12,9 +17,11 @@ import (
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/prospectdata/svc/shared/phoneinfo"
 )
 
-// The sim twin of the line lookup: hlr-lookups.com's POST /hlr-lookup,
+// The twin of the line lookup: hlr-lookups.com's POST /hlr-lookup,
 // answered in process under offline runs (SVC_DATA_SOURCES=sim) for any
 // number, from a hash of the number alone: the same number always gets
 // the same answer, whatever the day.
@@ -22,8 +29,8 @@ import (
 // The credentials it accepts: the service's sim wiring signs with them,
 // so that the real client's signing is what the twin checks.
 const (
-	SimLineKey    = "sim-key"
-	SimLineSecret = "sim-secret"
+	LineKey    = "sim-key"
+	LineSecret = "sim-secret"
 )
 
 // Shares of the twin's answers (of the numbers of a country it knows).
@@ -63,15 +70,15 @@ var simNetworks = map[string][]string{
 	"PT": {"MEO", "Vodafone", "NOS"},
 }
 
-// SimLineHandler is the twin's handler: POST <root>/hlr-lookup (any
-// root: the client's base URL names it), signed with SimLineKey and
-// SimLineSecret (401 otherwise), body {"msisdn": "+…"} (400 when
+// LineHandler is the twin's handler: POST <root>/hlr-lookup (any
+// root: the client's base URL names it), signed with LineKey and
+// LineSecret (401 otherwise), body {"msisdn": "+…"} (400 when
 // unreadable). What it serves is made up: a job reading it says so (its
 // source "sim").
-func SimLineHandler() http.Handler { return http.HandlerFunc(serveSimLine) }
+func LineHandler() http.Handler { return http.HandlerFunc(serveSimLine) }
 
 func serveSimLine(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, HLRPath) {
+	if !strings.HasSuffix(r.URL.Path, phoneinfo.HLRPath) {
 		simLineError(w, http.StatusNotFound, "NOT_FOUND", "no such endpoint")
 		return
 	}
@@ -85,8 +92,8 @@ func serveSimLine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ts, err := strconv.ParseInt(r.Header.Get("X-Digest-Timestamp"), 10, 64)
-	want := HLRSignature(SimLineSecret, HLRPath, ts, r.Method, body)
-	if err != nil || r.Header.Get("X-Digest-Key") != SimLineKey ||
+	want := phoneinfo.HLRSignature(LineSecret, phoneinfo.HLRPath, ts, r.Method, body)
+	if err != nil || r.Header.Get("X-Digest-Key") != LineKey ||
 		!hmac.Equal([]byte(r.Header.Get("X-Digest-Signature")), []byte(want)) {
 		simLineError(w, http.StatusUnauthorized, "UNAUTHORIZED", "invalid key or signature")
 		return
@@ -99,7 +106,7 @@ func serveSimLine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(SimLineAnswer(req.MSISDN))
+	_ = json.NewEncoder(w).Encode(LineAnswer(req.MSISDN))
 }
 
 func simLineError(w http.ResponseWriter, status int, code, msg string) {
@@ -108,14 +115,14 @@ func simLineError(w http.ResponseWriter, status int, code, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"errors": []map[string]string{{"code": code, "message": msg}}})
 }
 
-// SimLineAnswer is the twin's answer for a number: a function of the
+// LineAnswer is the twin's answer for a number: a function of the
 // number alone.
-func SimLineAnswer(msisdn string) HLRAnswer {
+func LineAnswer(msisdn string) phoneinfo.HLRAnswer {
 	sum := sha256.Sum256([]byte("line|" + msisdn))
 	share := func(i int) float64 { return float64(binary.BigEndian.Uint16(sum[i:])) / 65536 }
-	a := HLRAnswer{
+	a := phoneinfo.HLRAnswer{
 		ID: hex.EncodeToString(sum[20:26]), MSISDN: msisdn,
-		ConnectivityStatus: HLRUndetermined, ProcessingStatus: "COMPLETED", ErrorCode: json.RawMessage("null"),
+		ConnectivityStatus: phoneinfo.HLRUndetermined, ProcessingStatus: "COMPLETED", ErrorCode: json.RawMessage("null"),
 		DataSource: "LIVE_HLR",
 	}
 	region, ops := "", []string(nil)
@@ -133,11 +140,11 @@ func SimLineAnswer(msisdn string) HLRAnswer {
 	}
 	switch c := share(2); {
 	case c < simLineConnected:
-		a.ConnectivityStatus = HLRConnected
+		a.ConnectivityStatus = phoneinfo.HLRConnected
 	case c < simLineConnected+simLineAbsent:
-		a.ConnectivityStatus = HLRAbsent
+		a.ConnectivityStatus = phoneinfo.HLRAbsent
 	case c < simLineConnected+simLineAbsent+simLineInvalid:
-		a.ConnectivityStatus = HLRInvalid
+		a.ConnectivityStatus = phoneinfo.HLRInvalid
 	default:
 		a.DataSource = "MNP_DB" // no HLR answer: the portability database's
 	}
@@ -151,4 +158,15 @@ func SimLineAnswer(msisdn string) HLRAnswer {
 		a.PortedNetworkName, a.PortedCountryCode = ptr(ops[cur]), ptr(region)
 	}
 	return a
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
