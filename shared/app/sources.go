@@ -30,6 +30,7 @@ import (
 	"github.com/prospectdata/svc/shared/phoneinfo"
 	"github.com/prospectdata/svc/shared/phoneinfo/phoneinfosim"
 	"github.com/prospectdata/svc/shared/placement"
+	"github.com/prospectdata/svc/shared/placement/placementsim"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
 	"github.com/prospectdata/svc/shared/registers/registerssim"
@@ -217,7 +218,7 @@ type deliveryRunner struct {
 func (r *deliveryRunner) checker() (*placement.Checker, error) {
 	r.once.Do(func() {
 		if r.s.sim {
-			sim, err := placement.NewSim(context.Background())
+			sim, err := placementsim.New(context.Background())
 			if err != nil {
 				r.err = err
 				return

@@ -5,6 +5,11 @@ import (
 	"testing"
 )
 
+// gmailAR is an Authentication-Results header as Gmail writes it.
+const gmailAR = "mx.google.com; dkim=pass header.i=@example.com header.s=s1 header.b=AbCd; " +
+	"spf=pass (google.com: domain of bounce@example.com designates 192.0.2.1 as permitted sender) " +
+	"smtp.mailfrom=bounce@example.com; dmarc=pass (p=NONE sp=NONE dis=NONE) header.from=example.com"
+
 func TestParseAuthResults(t *testing.T) {
 	tests := []struct {
 		name             string

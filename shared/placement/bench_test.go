@@ -1,4 +1,4 @@
-package placement
+package placement_test
 
 import (
 	"context"
@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/prospectdata/svc/shared/placement"
+	"github.com/prospectdata/svc/shared/placement/placementsim"
 )
 
-// BenchmarkCheck: checks per second of one Checker against 5 seed
+// BenchmarkCheck: checks per second of one placement.Checker against 5 seed
 // mailboxes on loopback twins (Gmail-like, Outlook-like, Orange-like, a
 // self-hosted server with a Promotions folder, a second Outlook-like),
 // each holding 10 messages from the checked domain with other subjects
@@ -21,19 +24,19 @@ import (
 // docs/delivery.md has the figures.
 func BenchmarkCheck(b *testing.B) {
 	for _, bc := range []struct {
-		mode  TLSMode
+		mode  placement.TLSMode
 		noise int
-	}{{TLSPlain, 0}, {TLSPlain, 500}, {TLSImplicit, 500}} {
+	}{{placement.TLSPlain, 0}, {placement.TLSPlain, 500}, {placement.TLSImplicit, 500}} {
 		mode := bc.mode
 		b.Run(fmt.Sprintf("%s/noise=%d", mode, bc.noise), func(b *testing.B) {
 			ca := newTestCA(b)
-			layouts := []twinLayout{gmailLayout, outlookLayout, orangeLayout, customLayout, outlookLayout}
+			layouts := []placementsim.Layout{placementsim.Gmail, placementsim.Outlook, placementsim.Orange, placementsim.Custom, placementsim.Outlook}
 			placements := []string{"INBOX", "Junk", "INBOX", "Promotions", "INBOX"}
-			var seeds []Seed
+			var seeds []placement.Seed
 			base := testNow.Add(-20 * time.Hour)
 			for i, l := range layouts {
-				if mode == TLSImplicit {
-					l.TLS, l.TLSConfig = TLSImplicit, ca.serverConfig()
+				if mode == placement.TLSImplicit {
+					l.TLS, l.TLSConfig = placement.TLSImplicit, ca.serverConfig()
 				}
 				tw := startTestTwin(b, l)
 				a, seed := testAccount(b, tw, fmt.Sprintf("p%d", i), fmt.Sprintf("seed%d@bench.test", i))
@@ -46,14 +49,14 @@ func BenchmarkCheck(b *testing.B) {
 					put(b, a, "INBOX", msg{from: "news@example.com", subject: fmt.Sprintf("Weekly digest %d", j),
 						at: base.Add(time.Duration(j) * time.Hour)})
 				}
-				put(b, a, placements[i], msg{from: "news@mail.example.com", subject: "Bench newsletter", authRes: []string{gmailAR},
+				put(b, a, placements[i], msg{from: "news@mail.example.com", subject: "Bench newsletter", authRes: []string{placement.GmailAR},
 					category: "promotions"})
 				seeds = append(seeds, seed)
 			}
 			c := testChecker(seeds...)
 			c.TLSConfig = &tls.Config{RootCAs: ca.pool}
 			ctx := context.Background()
-			req := Request{Domain: "example.com", SubjectFilter: "newsletter"}
+			req := placement.Request{Domain: "example.com", SubjectFilter: "newsletter"}
 			commands := 0
 			b.ResetTimer()
 			for b.Loop() {

@@ -1,26 +1,23 @@
-package placement
+package placement_test
 
 import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/placement"
+	"github.com/prospectdata/svc/shared/placement/placementsim"
 )
 
 type placed struct {
 	folder string
 	m      msg
 }
-
-const gmailAR = "mx.google.com; dkim=pass header.i=@example.com header.s=s1 header.b=AbCd; " +
-	"spf=pass (google.com: domain of bounce@example.com designates 192.0.2.1 as permitted sender) " +
-	"smtp.mailfrom=bounce@example.com; dmarc=pass (p=NONE sp=NONE dis=NONE) header.from=example.com"
 
 // TestCheckPlacement: the spec's placements (inbox, promotions, spam,
 // other:<folder>, not_found) over loopback servers shaped like the
@@ -31,10 +28,10 @@ func TestCheckPlacement(t *testing.T) {
 	hourAgo := testNow.Add(-time.Hour)
 	tests := []struct {
 		name     string
-		layout   twinLayout
-		folders  FolderMap
+		layout   placementsim.Layout
+		folders  placement.FolderMap
 		messages []placed
-		req      Request
+		req      placement.Request
 		// expected
 		placement, folder  string
 		spf, dkim, dmarc   string
@@ -45,131 +42,131 @@ func TestCheckPlacement(t *testing.T) {
 		wantReceivedAtHour int // hours before testNow, 0: not checked
 	}{
 		{
-			name: "inbox with authentication results", layout: outlookLayout,
+			name: "inbox with authentication results", layout: placementsim.Outlook,
 			messages: []placed{{"INBOX", msg{from: "Shop <news@example.com>", subject: "Our November Newsletter",
-				authRes: []string{gmailAR}}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "november newsletter"},
+				authRes: []string{placement.GmailAR}}}},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "november newsletter"},
 			placement: "inbox", folder: "INBOX", spf: "pass", dkim: "pass", dmarc: "pass", subject: "Our November Newsletter",
 			wantReceivedAtHour: 1,
 		},
 		{
-			name: "Junk marked SPECIAL-USE is spam", layout: outlookLayout,
+			name: "Junk marked SPECIAL-USE is spam", layout: placementsim.Outlook,
 			messages: []placed{{"Junk", msg{from: "news@example.com", subject: "Promo",
 				authRes: []string{"outlook.com; spf=softfail smtp.mailfrom=example.com; dkim=none; dmarc=fail action=quarantine header.from=example.com"}}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "promo"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "promo"},
 			placement: "spam", folder: "Junk", spf: "softfail", dkim: "none", dmarc: "fail",
 		},
 		{
-			name: "French spam folder found by its name (no SPECIAL-USE)", layout: orangeLayout,
+			name: "French spam folder found by its name (no SPECIAL-USE)", layout: placementsim.Orange,
 			messages:  []placed{{"Courrier indésirable", msg{from: "news@example.com", subject: "Soldes d'hiver"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "SOLDES"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "SOLDES"},
 			placement: "spam", folder: "Courrier indésirable",
 		},
 		{
-			name: "Gmail: primary tab is inbox", layout: gmailLayout,
+			name: "Gmail: primary tab is inbox", layout: placementsim.Gmail,
 			messages:  []placed{{"INBOX", msg{from: "news@example.com", subject: "Hello", category: "primary"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "inbox", folder: "INBOX", promotions: true,
 		},
 		{
-			name: "Gmail: promotions tab through X-GM-RAW category:promotions", layout: gmailLayout,
+			name: "Gmail: promotions tab through X-GM-RAW category:promotions", layout: placementsim.Gmail,
 			messages: []placed{{"INBOX", msg{from: "news@example.com", subject: "Hello", category: "promotions",
-				authRes: []string{gmailAR}}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+				authRes: []string{placement.GmailAR}}}},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "promotions", folder: "INBOX", promotions: true, spf: "pass", dkim: "pass", dmarc: "pass",
 		},
 		{
-			name: "Gmail: [Gmail]/Spam marked \\Junk", layout: gmailLayout,
+			name: "Gmail: [Gmail]/Spam marked \\Junk", layout: placementsim.Gmail,
 			messages:  []placed{{"[Gmail]/Spam", msg{from: "news@example.com", subject: "Hello"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "spam", folder: "[Gmail]/Spam", promotions: true,
 		},
 		{
-			name: "Gmail: All Mail is never a placement", layout: gmailLayout,
+			name: "Gmail: All Mail is never a placement", layout: placementsim.Gmail,
 			messages:  []placed{{"[Gmail]/All Mail", msg{from: "news@example.com", subject: "Hello"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "not_found", promotions: true,
 		},
 		{
-			name: "promotions folder", layout: customLayout,
+			name: "promotions folder", layout: placementsim.Custom,
 			messages:  []placed{{"Promotions", msg{from: "news@example.com", subject: "Hello"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "promotions", folder: "Promotions", promotions: true,
 		},
 		{
-			name: "other folder when the mapped ones hold nothing", layout: customLayout,
+			name: "other folder when the mapped ones hold nothing", layout: placementsim.Custom,
 			messages:  []placed{{"Trash", msg{from: "news@example.com", subject: "Hello"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "other:Trash", folder: "Trash", promotions: true,
 		},
 		{
-			name: "subdomain of the domain matches", layout: outlookLayout,
+			name: "subdomain of the domain matches", layout: placementsim.Outlook,
 			messages:  []placed{{"INBOX", msg{from: "news@mail.example.com", subject: "Hello"}}},
-			req:       Request{Domain: "Example.COM.", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "Example.COM.", SubjectFilter: "hello"},
 			placement: "inbox", folder: "INBOX",
 		},
 		{
-			name: "messages from other domains are not the domain's", layout: outlookLayout,
+			name: "messages from other domains are not the domain's", layout: placementsim.Outlook,
 			messages: []placed{
 				{"INBOX", msg{from: "news@notexample.com", subject: "Hello"}},
 				{"INBOX", msg{from: "news@example.com.evil.test", subject: "Hello"}},
 				{"Junk", msg{from: "\"news@example.com\" <x@other.test>", subject: "Hello"}},
 			},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "not_found",
 		},
 		{
-			name: "subject mismatch", layout: outlookLayout,
+			name: "subject mismatch", layout: placementsim.Outlook,
 			messages:  []placed{{"INBOX", msg{from: "news@example.com", subject: "Something else"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "not_found",
 		},
 		{
-			name: "encoded non-ASCII subject", layout: outlookLayout,
+			name: "encoded non-ASCII subject", layout: placementsim.Outlook,
 			messages:  []placed{{"INBOX", msg{from: "news@example.com", subject: "=?iso-8859-1?q?Offre_d'=E9t=E9?="}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "OFFRE D'ÉTÉ"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "OFFRE D'ÉTÉ"},
 			placement: "inbox", folder: "INBOX", subject: "Offre d'été",
 		},
 		{
-			name: "older than since", layout: outlookLayout,
+			name: "older than since", layout: placementsim.Outlook,
 			messages:  []placed{{"INBOX", msg{from: "news@example.com", subject: "Hello", at: testNow.Add(-3 * time.Hour)}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello", Since: testNow.Add(-2 * time.Hour)},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello", Since: testNow.Add(-2 * time.Hour)},
 			placement: "not_found",
 		},
 		{
-			name: "newest wins across folders", layout: outlookLayout,
+			name: "newest wins across folders", layout: placementsim.Outlook,
 			messages: []placed{
 				{"INBOX", msg{from: "news@example.com", subject: "Hello", at: testNow.Add(-5 * time.Hour)}},
 				{"Junk", msg{from: "news@example.com", subject: "Hello again", at: testNow.Add(-2 * time.Hour)}},
 			},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "spam", folder: "Junk", subject: "Hello again", wantReceivedAtHour: 2,
 		},
 		{
-			name: "newest wins within a folder, with its own header", layout: outlookLayout,
+			name: "newest wins within a folder, with its own header", layout: placementsim.Outlook,
 			messages: []placed{
 				{"INBOX", msg{from: "news@example.com", subject: "Hello 2", at: hourAgo,
 					authRes: []string{"mx.test; spf=pass; dkim=pass; dmarc=pass"}}},
 				{"INBOX", msg{from: "news@example.com", subject: "Hello 1", at: testNow.Add(-4 * time.Hour),
 					authRes: []string{"mx.test; spf=fail; dkim=fail; dmarc=fail"}}},
 			},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "inbox", folder: "INBOX", subject: "Hello 2", spf: "pass", dkim: "pass", dmarc: "pass",
 		},
 		{
-			name: "topmost Authentication-Results is the receiver's", layout: outlookLayout,
+			name: "topmost Authentication-Results is the receiver's", layout: placementsim.Outlook,
 			messages: []placed{{"INBOX", msg{from: "news@example.com", subject: "Hello", authRes: []string{
 				"mx.receiver.test; spf=fail smtp.mailfrom=example.com; dkim=fail; dmarc=fail",
 				"forged.example.com; spf=pass; dkim=pass; dmarc=pass",
 			}}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "inbox", folder: "INBOX", spf: "fail", dkim: "fail", dmarc: "fail", authservID: "mx.receiver.test",
 		},
 		{
-			name: "configured folder mapping", layout: orangeLayout,
-			folders:   FolderMap{Spam: []string{"Corbeille", "Quarantine"}},
+			name: "configured folder mapping", layout: placementsim.Orange,
+			folders:   placement.FolderMap{Spam: []string{"Corbeille", "Quarantine"}},
 			messages:  []placed{{"Corbeille", msg{from: "news@example.com", subject: "Hello"}}},
-			req:       Request{Domain: "example.com", SubjectFilter: "hello"},
+			req:       placement.Request{Domain: "example.com", SubjectFilter: "hello"},
 			placement: "spam", folder: "Corbeille", noteHas: `folder "Quarantine" (configured) is not on the server`,
 		},
 	}
@@ -213,7 +210,7 @@ func TestCheckPlacement(t *testing.T) {
 					t.Errorf("received_at %v, want %v", got.ReceivedAt, want)
 				}
 			}
-			if got.Placement == PlacementNotFound && (got.ReceivedAt != nil || got.From != "") {
+			if got.Placement == placement.PlacementNotFound && (got.ReceivedAt != nil || got.From != "") {
 				t.Errorf("not_found with a message: %+v", got)
 			}
 			if got.Error != "" {
@@ -227,38 +224,38 @@ func TestCheckPlacement(t *testing.T) {
 // (auth, timeout, connect, TLS), never a failed check; the other seeds
 // are checked all the same.
 func TestCheckSeedFailures(t *testing.T) {
-	okTwin := startTestTwin(t, outlookLayout)
+	okTwin := startTestTwin(t, placementsim.Outlook)
 	okAcct, okSeed := testAccount(t, okTwin, "outlook", "good@example.net")
 	put(t, okAcct, "INBOX", msg{from: "news@example.com", subject: "Hello"})
 
 	_, wrongPw := testAccount(t, okTwin, "outlook", "wrongpw@example.net")
 	wrongPw.Password = "not-the-password"
 
-	hang := Seed{Provider: "custom", Address: "hang@example.net", Host: hangingServer(t), TLS: TLSPlain,
+	hang := placement.Seed{Provider: "custom", Address: "hang@example.net", Host: hangingServer(t), TLS: placement.TLSPlain,
 		Username: "u", Password: "p"}
 	hangTLS := hang
-	hangTLS.Address, hangTLS.TLS = "hangtls@example.net", TLSImplicit
-	refused := Seed{Provider: "custom", Address: "refused@example.net", Host: closedAddr(t), TLS: TLSPlain,
+	hangTLS.Address, hangTLS.TLS = "hangtls@example.net", placement.TLSImplicit
+	refused := placement.Seed{Provider: "custom", Address: "refused@example.net", Host: closedAddr(t), TLS: placement.TLSPlain,
 		Username: "u", Password: "p"}
 	// Implicit TLS against a cleartext server: the handshake fails.
 	tlsOnPlain := okSeed
-	tlsOnPlain.Address, tlsOnPlain.TLS = "tlsonplain@example.net", TLSImplicit
+	tlsOnPlain.Address, tlsOnPlain.TLS = "tlsonplain@example.net", placement.TLSImplicit
 	// A certificate from an authority the checker does not trust.
-	untrustedTwin := startTestTwin(t, twinLayout{Folders: outlookLayout.Folders, TLS: TLSImplicit,
+	untrustedTwin := startTestTwin(t, placementsim.Layout{Folders: placementsim.Outlook.Folders, TLS: placement.TLSImplicit,
 		TLSConfig: newTestCA(t).serverConfig()})
 	_, untrusted := testAccount(t, untrustedTwin, "custom", "untrusted@example.net")
-	untrusted.TLS = TLSImplicit
+	untrusted.TLS = placement.TLSImplicit
 	// STARTTLS asked of a server that does not offer it.
 	_, noStartTLS := testAccount(t, okTwin, "outlook", "nostarttls@example.net")
-	noStartTLS.TLS = TLSStartTLS
+	noStartTLS.TLS = placement.TLSStartTLS
 
-	plainRemote := Seed{Provider: "custom", Address: "remote@example.net", Host: "192.0.2.1:143", TLS: TLSPlain,
+	plainRemote := placement.Seed{Provider: "custom", Address: "remote@example.net", Host: "192.0.2.1:143", TLS: placement.TLSPlain,
 		Username: "u", Password: "p"}
 
 	c := testChecker(okSeed, wrongPw, hang, hangTLS, refused, tlsOnPlain, untrusted, noStartTLS, plainRemote)
 	c.SeedTimeout = 300 * time.Millisecond
 	start := time.Now()
-	res, err := c.Check(context.Background(), Request{Domain: "example.com", SubjectFilter: "hello"})
+	res, err := c.Check(context.Background(), placement.Request{Domain: "example.com", SubjectFilter: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +264,14 @@ func TestCheckSeedFailures(t *testing.T) {
 	}
 	want := []struct{ placement, kind, msg string }{
 		{"inbox", "", ""},
-		{"error", ErrAuth, "login refused"},
-		{"error", ErrTimeout, "no answer within 300ms"},
-		{"error", ErrTimeout, "no answer within 300ms (during TLS)"},
-		{"error", ErrConnect, "connect:"},
-		{"error", ErrTLS, "TLS:"},
-		{"error", ErrTLS, "certificate"},
-		{"error", ErrTLS, "STARTTLS: refused"},
-		{"error", ErrTLS, "plain IMAP is for loopback"},
+		{"error", placement.ErrAuth, "login refused"},
+		{"error", placement.ErrTimeout, "no answer within 300ms"},
+		{"error", placement.ErrTimeout, "no answer within 300ms (during TLS)"},
+		{"error", placement.ErrConnect, "connect:"},
+		{"error", placement.ErrTLS, "TLS:"},
+		{"error", placement.ErrTLS, "certificate"},
+		{"error", placement.ErrTLS, "STARTTLS: refused"},
+		{"error", placement.ErrTLS, "plain IMAP is for loopback"},
 	}
 	for i, w := range want {
 		got := res.Seeds[i]
@@ -294,23 +291,23 @@ func TestCheckSeedFailures(t *testing.T) {
 // TestCheckTLS: implicit TLS and STARTTLS with a trusted certificate.
 func TestCheckTLS(t *testing.T) {
 	ca := newTestCA(t)
-	for _, mode := range []TLSMode{TLSImplicit, TLSStartTLS} {
+	for _, mode := range []placement.TLSMode{placement.TLSImplicit, placement.TLSStartTLS} {
 		t.Run(string(mode), func(t *testing.T) {
-			tw := startTestTwin(t, twinLayout{Folders: outlookLayout.Folders, SpecialUse: true, TLS: mode,
+			tw := startTestTwin(t, placementsim.Layout{Folders: placementsim.Outlook.Folders, SpecialUse: true, TLS: mode,
 				TLSConfig: ca.serverConfig()})
 			a, seed := testAccount(t, tw, "custom", "tls@example.net")
 			seed.TLS = mode
 			put(t, a, "Junk", msg{from: "news@example.com", subject: "Hello"})
 			c := testChecker(seed)
 			c.TLSConfig = &tls.Config{RootCAs: ca.pool}
-			res, err := c.Check(context.Background(), Request{Domain: "example.com", SubjectFilter: "hello"})
+			res, err := c.Check(context.Background(), placement.Request{Domain: "example.com", SubjectFilter: "hello"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Seeds[0]; got.Placement != PlacementSpam {
+			if got := res.Seeds[0]; got.Placement != placement.PlacementSpam {
 				t.Fatalf("%+v", got)
 			}
-			if mode == TLSStartTLS && res.Seeds[0].Commands < 2 {
+			if mode == placement.TLSStartTLS && res.Seeds[0].Commands < 2 {
 				t.Errorf("commands %d", res.Seeds[0].Commands)
 			}
 		})
@@ -319,21 +316,21 @@ func TestCheckTLS(t *testing.T) {
 
 // TestCheckCancelled: a cancelled check gives canceled lines, at once.
 func TestCheckCancelled(t *testing.T) {
-	seeds := []Seed{}
+	seeds := []placement.Seed{}
 	for i := range 3 {
-		seeds = append(seeds, Seed{Provider: "custom", Address: string(rune('a'+i)) + "@example.net",
-			Host: hangingServer(t), TLS: TLSPlain, Username: "u", Password: "p"})
+		seeds = append(seeds, placement.Seed{Provider: "custom", Address: string(rune('a'+i)) + "@example.net",
+			Host: hangingServer(t), TLS: placement.TLSPlain, Username: "u", Password: "p"})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := testChecker(seeds...)
 	c.Concurrency = 1
 	time.AfterFunc(100*time.Millisecond, cancel)
-	res, err := c.Check(ctx, Request{Domain: "example.com", SubjectFilter: "hello"})
+	res, err := c.Check(ctx, placement.Request{Domain: "example.com", SubjectFilter: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range res.Seeds {
-		if s.ErrorKind != ErrCanceled {
+		if s.ErrorKind != placement.ErrCanceled {
 			t.Errorf("%+v", s)
 		}
 	}
@@ -342,52 +339,11 @@ func TestCheckCancelled(t *testing.T) {
 // TestCheckRequestErrors: the request is validated (422) and a checker
 // without seeds is unavailable.
 func TestCheckRequestErrors(t *testing.T) {
-	if _, err := testChecker(Seed{}).Check(context.Background(), Request{Domain: "https://x.com", SubjectFilter: "a"}); !apperrIs(err, "unprocessable") {
+	if _, err := testChecker(placement.Seed{}).Check(context.Background(), placement.Request{Domain: "https://x.com", SubjectFilter: "a"}); !apperrIs(err, "unprocessable") {
 		t.Errorf("bad domain: %v", err)
 	}
-	if _, err := testChecker().Check(context.Background(), Request{Domain: "x.com", SubjectFilter: "a"}); !apperrIs(err, "unavailable") {
+	if _, err := testChecker().Check(context.Background(), placement.Request{Domain: "x.com", SubjectFilter: "a"}); !apperrIs(err, "unavailable") {
 		t.Errorf("no seeds: %v", err)
-	}
-}
-
-// TestResultJSON pins the result document's field names.
-func TestResultJSON(t *testing.T) {
-	at := testNow
-	r := Result{Domain: "example.com", SubjectFilter: "Hi", Source: SourceIMAP, Seeds: []SeedResult{
-		{Provider: "gmail", Address: "a@gmail.com", Placement: "promotions", Folder: "INBOX", ReceivedAt: &at, SPF: "pass",
-			DKIM: "pass", DMARC: "fail", PromotionsDetectable: true, Commands: 9},
-		{Provider: "orange", Address: "b@orange.fr", Placement: "error", Error: "login refused", ErrorKind: "auth"},
-	}}
-	r.Summary = summarize(r.Seeds)
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	for _, k := range []string{"domain", "subject_filter", "since", "checked_at", "source", "duration_ms", "seeds", "summary"} {
-		if _, ok := m[k]; !ok {
-			t.Errorf("no %q in %s", k, b)
-		}
-	}
-	s0 := m["seeds"].([]any)[0].(map[string]any)
-	for _, k := range []string{"provider", "address", "placement", "folder", "received_at", "spf", "dkim", "dmarc",
-		"promotions_detectable"} {
-		if _, ok := s0[k]; !ok {
-			t.Errorf("no seeds[0].%q in %s", k, b)
-		}
-	}
-	if _, ok := s0["Commands"]; ok {
-		t.Error("Commands is not part of the document")
-	}
-	sum := m["summary"].(map[string]any)
-	for _, k := range []string{"inbox", "promotions", "spam", "other", "not_found", "error", "total", "inbox_rate"} {
-		if _, ok := sum[k]; !ok {
-			t.Errorf("no summary.%q in %s", k, b)
-		}
-	}
-	if r.Summary.InboxRate != 0 || r.Summary.Promotions != 1 || r.Summary.Error != 1 || r.Found() != 1 {
-		t.Errorf("summary %+v", r.Summary)
 	}
 }
 
@@ -407,6 +363,11 @@ func (l capsOnlyListener) Accept() (net.Conn, error) {
 
 type capsOnlyConn struct{ net.Conn }
 
+var (
+	capsIn  = []byte("CAPABILITY IMAP4rev1")
+	capsOut = []byte("CAPABILITY IMAP4rev1 X-GM-EXT-1")
+)
+
 func (c capsOnlyConn) Write(p []byte) (int, error) {
 	if _, err := c.Conn.Write(bytes.ReplaceAll(p, capsIn, capsOut)); err != nil {
 		return 0, err
@@ -417,7 +378,7 @@ func (c capsOnlyConn) Write(p []byte) (int, error) {
 // TestCheckGmailCategoryRefused: a server advertising X-GM-EXT-1 that
 // refuses X-GM-RAW leaves the message inbox, with a note.
 func TestCheckGmailCategoryRefused(t *testing.T) {
-	l := gmailLayout
+	l := placementsim.Gmail
 	l.Gmail = false
 	tw := startTestTwin(t, l)
 	// Serve a second listener with the capability but no X-GM-RAW.
@@ -425,33 +386,16 @@ func TestCheckGmailCategoryRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go tw.srv.Serve(capsOnlyListener{ln})
+	go tw.Serve(capsOnlyListener{ln})
 	a, seed := testAccount(t, tw, "gmail", "seed@gmail.test")
 	seed.Host = ln.Addr().String()
 	put(t, a, "INBOX", msg{from: "news@example.com", subject: "Hello", category: "promotions"})
-	res, err := testChecker(seed).Check(context.Background(), Request{Domain: "example.com", SubjectFilter: "hello"})
+	res, err := testChecker(seed).Check(context.Background(), placement.Request{Domain: "example.com", SubjectFilter: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := res.Seeds[0]
-	if got.Placement != PlacementInbox || !strings.Contains(strings.Join(got.Notes, " "), "Gmail category search failed") {
+	if got.Placement != placement.PlacementInbox || !strings.Contains(strings.Join(got.Notes, " "), "Gmail category search failed") {
 		t.Fatalf("%+v", got)
-	}
-}
-
-// TestCheckerWorkers: the seeds' batches fit in the caller's deadline.
-func TestCheckerWorkers(t *testing.T) {
-	c := &Checker{Seeds: make([]Seed, 50), SeedTimeout: 30 * time.Second}
-	if w := c.workers(context.Background()); w != DefaultConcurrency {
-		t.Errorf("no deadline: %d", w)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	if w := c.workers(ctx); w != 13 { // ceil(50*30/119.99...)
-		t.Errorf("120 s for 50 seeds: %d workers", w)
-	}
-	c.Seeds = c.Seeds[:3]
-	if w := c.workers(ctx); w != DefaultConcurrency {
-		t.Errorf("3 seeds: %d", w)
 	}
 }

@@ -17,10 +17,9 @@
 // says. A seed that fails (login, TLS, timeout) is an error in its own
 // line of the Result, never a failed check.
 //
-// Sim is the offline twin: an in-process IMAP server (imapserver over
-// imapmemserver) on loopback with a few seed mailboxes (a Gmail-like
-// one among them) where every check first finds a message from the
-// domain, in a folder drawn from a hash of the domain and the seed; its
+// Its offline twin, beside it in placementsim, runs in-process IMAP
+// servers on loopback with a few seed mailboxes (a Gmail-like one among
+// them) where every check first finds a message from the domain; its
 // results say source "sim".
 //
 // docs/delivery.md has the seeds' configuration, the placement rules,

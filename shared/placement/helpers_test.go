@@ -1,4 +1,4 @@
-package placement
+package placement_test
 
 import (
 	"crypto/ecdsa"
@@ -13,31 +13,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prospectdata/svc/shared/placement"
+	"github.com/prospectdata/svc/shared/placement/placementsim"
 )
 
 // testNow is the tests' clock: messages are placed around it.
 var testNow = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 
-// startTestTwin starts a twin for a test and stops it at the end.
-func startTestTwin(t testing.TB, l twinLayout) *twin {
+// startTestTwin starts a server for a test and stops it at the end.
+func startTestTwin(t testing.TB, l placementsim.Layout) *placementsim.Server {
 	t.Helper()
-	tw, err := startTwin(l)
+	tw, err := placementsim.Start(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tw.close() })
+	t.Cleanup(func() { tw.Close() })
 	return tw
 }
 
-// testAccount adds a user and returns its seed (plain TLS, the twin's
+// testAccount adds a user and returns its seed (plain TLS, the server's
 // address).
-func testAccount(t testing.TB, tw *twin, provider, address string) (*twinAccount, Seed) {
+func testAccount(t testing.TB, tw *placementsim.Server, provider, address string) (*placementsim.Account, placement.Seed) {
 	t.Helper()
-	a, err := tw.addAccount(address, "secret-"+address)
+	a, err := tw.AddAccount(address, "secret-"+address)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a, Seed{Provider: provider, Address: address, Host: tw.addr(), TLS: TLSPlain, Username: address,
+	return a, placement.Seed{Provider: provider, Address: address, Host: tw.Addr(), TLS: placement.TLSPlain, Username: address,
 		Password: "secret-" + address}
 }
 
@@ -46,7 +49,7 @@ type msg struct {
 	from, subject string
 	at            time.Time
 	authRes       []string // Authentication-Results values, topmost first
-	category      string   // Gmail twin category
+	category      string   // Gmail category (a Gmail-like server reads it)
 }
 
 func (m msg) bytes() []byte {
@@ -57,25 +60,25 @@ func (m msg) bytes() []byte {
 	fmt.Fprintf(&b, "From: %s\r\nTo: <seed@example.net>\r\nSubject: %s\r\nDate: %s\r\nMessage-ID: <%d@test>\r\n",
 		m.from, m.subject, m.at.Format(time.RFC1123Z), m.at.UnixNano())
 	if m.category != "" {
-		fmt.Fprintf(&b, "%s: %s\r\n", simCategoryHeader, m.category)
+		fmt.Fprintf(&b, "%s: %s\r\n", placementsim.CategoryHeader, m.category)
 	}
 	b.WriteString("Content-Type: text/plain\r\n\r\nbody\r\n")
 	return []byte(b.String())
 }
 
-func put(t testing.TB, a *twinAccount, folder string, m msg) {
+func put(t testing.TB, a *placementsim.Account, folder string, m msg) {
 	t.Helper()
 	if m.at.IsZero() {
 		m.at = testNow.Add(-time.Hour)
 	}
-	if err := a.deliver(folder, m.bytes(), m.at); err != nil {
+	if err := a.Deliver(folder, m.bytes(), m.at); err != nil {
 		t.Fatalf("deliver to %s: %v", folder, err)
 	}
 }
 
 // testChecker checks the seeds on the tests' clock with short timeouts.
-func testChecker(seeds ...Seed) *Checker {
-	return &Checker{Seeds: seeds, Now: func() time.Time { return testNow }, SeedTimeout: 5 * time.Second}
+func testChecker(seeds ...placement.Seed) *placement.Checker {
+	return &placement.Checker{Seeds: seeds, Now: func() time.Time { return testNow }, SeedTimeout: 5 * time.Second}
 }
 
 // testCA is a certificate authority and a server certificate for

@@ -1,9 +1,11 @@
-package placement
+package placementsim
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/prospectdata/svc/shared/placement"
 )
 
 // TestSim: the twin's checks read, over IMAP, the placements drawn from
@@ -12,7 +14,7 @@ import (
 func TestSim(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := NewSim(ctx)
+	s, err := New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,12 +23,12 @@ func TestSim(t *testing.T) {
 	seen := map[string]int{}
 	for _, d := range []string{"example.com", "acme.fr", "boulangerie-dupont.fr", "shop.test", "news.example.org",
 		"a.fr", "b.fr", "c.fr", "d.fr", "e.fr", "f.fr", "g.fr"} {
-		req := Request{Domain: d, SubjectFilter: "Offre de Noël"}
+		req := placement.Request{Domain: d, SubjectFilter: "Offre de Noël"}
 		res, err := c.Check(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Source != SourceSim || len(res.Seeds) != len(simSpecs) {
+		if res.Source != placement.SourceSim || len(res.Seeds) != len(simSpecs) {
 			t.Fatalf("%+v", res)
 		}
 		for i, sr := range res.Seeds {
@@ -60,7 +62,7 @@ func TestSim(t *testing.T) {
 	}
 	// Another subject from the same domain is a new message, in the same
 	// folders.
-	res, err := c.Check(ctx, Request{Domain: "example.com", SubjectFilter: "Autre sujet"})
+	res, err := c.Check(ctx, placement.Request{Domain: "example.com", SubjectFilter: "Autre sujet"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,22 +75,22 @@ func TestSim(t *testing.T) {
 
 // TestSimBounded: a twin mailbox past simMaxMessages starts empty again.
 func TestSimBounded(t *testing.T) {
-	s, err := NewSim(context.Background())
+	s, err := New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	now := testNow
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return now }
 	for i := range s.accounts {
 		s.accounts[i].delivered = simMaxMessages
 	}
-	if err := s.Deliver(context.Background(), Request{Domain: "example.com", SubjectFilter: "x"}); err != nil {
+	if err := s.Deliver(context.Background(), placement.Request{Domain: "example.com", SubjectFilter: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range s.accounts {
-		if a.count() != 1 {
-			t.Errorf("%s holds %d messages", a.username, a.count())
+		if a.Count() != 1 {
+			t.Errorf("%s holds %d messages", a.username, a.Count())
 		}
 	}
 }
@@ -96,16 +98,16 @@ func TestSimBounded(t *testing.T) {
 // TestSimStopsWithContext: the servers stop when the context ends.
 func TestSimStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := NewSim(ctx)
+	s, err := New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seeds := s.Seeds()
 	cancel()
-	c := &Checker{Seeds: seeds, SeedTimeout: time.Second}
+	c := &placement.Checker{Seeds: seeds, SeedTimeout: time.Second}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		res, err := c.Check(context.Background(), Request{Domain: "example.com", SubjectFilter: "x"})
+		res, err := c.Check(context.Background(), placement.Request{Domain: "example.com", SubjectFilter: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package placement
+package placementsim
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/prospectdata/svc/shared/placement"
 )
 
 // Sim is delivery_check's offline twin: in-process IMAP servers on
@@ -27,9 +29,9 @@ import (
 // the check then reads it over IMAP like any seed. Results say source
 // "sim": nothing here is a real placement.
 type Sim struct {
-	seeds    []Seed
-	twins    []*twin
-	accounts []*twinAccount
+	seeds    []placement.Seed
+	servers  []*Server
+	accounts []*Account
 	now      func() time.Time
 
 	mu   sync.Mutex
@@ -40,7 +42,7 @@ type Sim struct {
 // simSeedSpec is one of the twin's mailboxes.
 type simSeedSpec struct {
 	provider string
-	layout   twinLayout
+	layout   Layout
 	// placement shares when authentication passes: inbox, promotions,
 	// the rest spam.
 	inbox, promotions float64
@@ -49,10 +51,10 @@ type simSeedSpec struct {
 }
 
 var simSpecs = []simSeedSpec{
-	{provider: "gmail", layout: gmailLayout, inbox: 0.55, promotions: 0.30, inboxF: "INBOX", spamF: "[Gmail]/Spam"},
-	{provider: "outlook", layout: outlookLayout, inbox: 0.82, inboxF: "INBOX", spamF: "Junk"},
-	{provider: "orange", layout: orangeLayout, inbox: 0.80, inboxF: "INBOX", spamF: "Courrier indésirable"},
-	{provider: "custom", layout: customLayout, inbox: 0.60, promotions: 0.25, inboxF: "INBOX", promoF: "Promotions",
+	{provider: "gmail", layout: Gmail, inbox: 0.55, promotions: 0.30, inboxF: "INBOX", spamF: "[Gmail]/Spam"},
+	{provider: "outlook", layout: Outlook, inbox: 0.82, inboxF: "INBOX", spamF: "Junk"},
+	{provider: "orange", layout: Orange, inbox: 0.80, inboxF: "INBOX", spamF: "Courrier indésirable"},
+	{provider: "custom", layout: Custom, inbox: 0.60, promotions: 0.25, inboxF: "INBOX", promoF: "Promotions",
 		spamF: "Spam"},
 }
 
@@ -64,25 +66,25 @@ const simMaxMessages = 2000
 // checks that follow it.
 const simRedeliverAfter = time.Hour
 
-// NewSim starts the twin's servers; they stop at Close or when ctx ends.
-func NewSim(ctx context.Context) (*Sim, error) {
+// New starts the twin's servers; they stop at Close or when ctx ends.
+func New(ctx context.Context) (*Sim, error) {
 	s := &Sim{now: time.Now, sent: map[string]time.Time{}}
 	for _, spec := range simSpecs {
-		t, err := startTwin(spec.layout)
+		t, err := Start(spec.layout)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("start the %s twin: %w", spec.provider, err)
 		}
-		s.twins = append(s.twins, t)
+		s.servers = append(s.servers, t)
 		addr := "delivery-seed@" + spec.provider + ".sim.test"
 		pw := randomHex(12)
-		a, err := t.addAccount(addr, pw)
+		a, err := t.AddAccount(addr, pw)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
 		s.accounts = append(s.accounts, a)
-		s.seeds = append(s.seeds, Seed{Provider: spec.provider, Address: addr, Host: t.addr(), TLS: TLSPlain,
+		s.seeds = append(s.seeds, placement.Seed{Provider: spec.provider, Address: addr, Host: t.Addr(), TLS: placement.TLSPlain,
 			Username: addr, Password: pw})
 	}
 	s.stop = context.AfterFunc(ctx, func() { s.Close() })
@@ -90,12 +92,12 @@ func NewSim(ctx context.Context) (*Sim, error) {
 }
 
 // Seeds are the twin's mailboxes, as a Checker takes them.
-func (s *Sim) Seeds() []Seed { return append([]Seed(nil), s.seeds...) }
+func (s *Sim) Seeds() []placement.Seed { return append([]placement.Seed(nil), s.seeds...) }
 
-// Checker is a Checker over the twin's mailboxes: it delivers before
-// each check and labels its results "sim".
-func (s *Sim) Checker() *Checker {
-	return &Checker{Seeds: s.Seeds(), Source: SourceSim, Prepare: s.Deliver, SeedTimeout: 10 * time.Second}
+// Checker is a placement.Checker over the twin's mailboxes: it delivers
+// before each check and labels its results "sim".
+func (s *Sim) Checker() *placement.Checker {
+	return &placement.Checker{Seeds: s.Seeds(), Source: placement.SourceSim, Prepare: s.Deliver, SeedTimeout: 10 * time.Second}
 }
 
 // Close stops the servers.
@@ -104,18 +106,18 @@ func (s *Sim) Close() error {
 		s.stop()
 	}
 	var errs []error
-	for _, t := range s.twins {
-		errs = append(errs, t.close())
+	for _, t := range s.servers {
+		errs = append(errs, t.Close())
 	}
-	s.twins = nil
+	s.servers = nil
 	return errors.Join(errs...)
 }
 
 // Deliver puts the request's message in every twin mailbox, in the
 // folder its draw says, unless the same domain and subject were
 // delivered within the last hour.
-func (s *Sim) Deliver(_ context.Context, req Request) error {
-	req, err := NormalizeRequest(req)
+func (s *Sim) Deliver(_ context.Context, req placement.Request) error {
+	req, err := placement.NormalizeRequest(req)
 	if err != nil {
 		return err
 	}
@@ -131,14 +133,14 @@ func (s *Sim) Deliver(_ context.Context, req Request) error {
 	}
 	for i, spec := range simSpecs {
 		a := s.accounts[i]
-		if a.count() >= simMaxMessages {
-			if err := a.reset(spec.layout); err != nil {
+		if a.Count() >= simMaxMessages {
+			if err := a.Reset(spec.layout); err != nil {
 				return err
 			}
 		}
 		d := simDraw(req.Domain, s.seeds[i].Address, spec)
 		msg := simMessage(req, s.seeds[i], spec, d, now)
-		if err := a.deliver(d.folder, msg, now); err != nil {
+		if err := a.Deliver(d.folder, msg, now); err != nil {
 			return fmt.Errorf("sim delivery to %s: %w", s.seeds[i].Address, err)
 		}
 	}
@@ -187,12 +189,12 @@ func simDraw(domain, address string, spec simSeedSpec) simOutcome {
 		// Unauthenticated mail mostly goes to spam.
 		x = 0.3 + 0.7*x
 	}
-	o.placement, o.folder, o.category = PlacementSpam, spec.spamF, ""
+	o.placement, o.folder, o.category = placement.PlacementSpam, spec.spamF, ""
 	switch {
 	case x < spec.inbox:
-		o.placement, o.folder = PlacementInbox, spec.inboxF
+		o.placement, o.folder = placement.PlacementInbox, spec.inboxF
 	case x < spec.inbox+spec.promotions:
-		o.placement, o.folder = PlacementPromotions, spec.promoF
+		o.placement, o.folder = placement.PlacementPromotions, spec.promoF
 		if spec.promoF == "" {
 			o.folder, o.category = spec.inboxF, "promotions"
 		}
@@ -204,7 +206,7 @@ func simDraw(domain, address string, spec simSeedSpec) simOutcome {
 }
 
 // simMessage is the drawn message as the seed's provider would store it.
-func simMessage(req Request, seed Seed, spec simSeedSpec, d simOutcome, at time.Time) []byte {
+func simMessage(req placement.Request, seed placement.Seed, spec simSeedSpec, d simOutcome, at time.Time) []byte {
 	var b strings.Builder
 	authserv := "mx." + spec.provider + ".sim.test"
 	fmt.Fprintf(&b, "Return-Path: <bounce@%s>\r\n", req.Domain)
@@ -224,7 +226,7 @@ func simMessage(req Request, seed Seed, spec simSeedSpec, d simOutcome, at time.
 	fmt.Fprintf(&b, "Date: %s\r\n", at.Format(time.RFC1123Z))
 	fmt.Fprintf(&b, "Message-ID: <sim-%s@%s>\r\n", randomHex(8), req.Domain)
 	if d.category != "" {
-		fmt.Fprintf(&b, "%s: %s\r\n", simCategoryHeader, d.category)
+		fmt.Fprintf(&b, "%s: %s\r\n", CategoryHeader, d.category)
 	}
 	b.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n")
 	b.WriteString("Simulated delivery test message (delivery_check sim twin).\r\n")

@@ -1,4 +1,10 @@
-package placement
+// Package placementsim is delivery_check's offline twin: in-process IMAP
+// servers on loopback (Server, shaped by a Layout like Gmail, Outlook,
+// Orange or a self-hosted server) and Sim, a few seed mailboxes where
+// every check first finds a message from the domain, in a folder drawn
+// from a hash of the domain and the seed; its results say source "sim".
+// The checker's own tests build their servers here too.
+package placementsim
 
 import (
 	"bufio"
@@ -16,23 +22,25 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"github.com/prospectdata/svc/shared/placement"
 )
 
-// A twin is an in-process IMAP server on loopback (imapserver over
+// A Server is an in-process IMAP server on loopback (imapserver over
 // imapmemserver) shaped like one provider: its folders, their
-// SPECIAL-USE attributes and, for a Gmail-like twin, the X-GM-EXT-1
+// SPECIAL-USE attributes and, for a Gmail-like server, the X-GM-EXT-1
 // capability with the one X-GM-RAW query the checker sends. The Sim runs
-// a few; tests build their own.
+// a few; the checker's tests build their own.
 
-// twinFolder is one folder of a twin's layout.
-type twinFolder struct {
+// Folder is one folder of a layout.
+type Folder struct {
 	Name  string
 	Attrs []imap.MailboxAttr // SPECIAL-USE attributes, shown when the layout has SpecialUse
 }
 
-// twinLayout is the shape of a twin's mailboxes.
-type twinLayout struct {
-	Folders []twinFolder
+// Layout is the shape of a server's mailboxes.
+type Layout struct {
+	Folders []Folder
 	// SpecialUse advertises SPECIAL-USE (and LIST-EXTENDED) and lists the
 	// folders' attributes.
 	SpecialUse bool
@@ -40,20 +48,21 @@ type twinLayout struct {
 	// from the messages' X-Sim-Gmail-Category header (Gmail keeps a
 	// category's messages in INBOX).
 	Gmail bool
-	// TLS: "" or TLSPlain for cleartext, TLSImplicit for TLS from the
-	// first byte, TLSStartTLS for STARTTLS on a cleartext port (not with
+	// TLS: "" or placement.TLSPlain for cleartext, placement.TLSImplicit for TLS from the
+	// first byte, placement.TLSStartTLS for STARTTLS on a cleartext port (not with
 	// Gmail: its wrapper would sit under the upgraded TLS; Gmail itself
 	// serves port 993 only).
-	TLS       TLSMode
+	TLS       placement.TLSMode
 	TLSConfig *tls.Config
 }
 
-// simCategoryHeader carries a twin message's Gmail category.
-const simCategoryHeader = "X-Sim-Gmail-Category"
+// CategoryHeader carries a message's Gmail category: a Gmail-like
+// server answers X-GM-RAW "category:<c>" from it.
+const CategoryHeader = "X-Sim-Gmail-Category"
 
 // Layouts of the providers the twins imitate.
 var (
-	gmailLayout = twinLayout{SpecialUse: true, Gmail: true, Folders: []twinFolder{
+	Gmail = Layout{SpecialUse: true, Gmail: true, Folders: []Folder{
 		{Name: "INBOX"},
 		{Name: "[Gmail]", Attrs: []imap.MailboxAttr{imap.MailboxAttrNoSelect}},
 		{Name: "[Gmail]/All Mail", Attrs: []imap.MailboxAttr{imap.MailboxAttrAll}},
@@ -64,7 +73,7 @@ var (
 		{Name: "[Gmail]/Starred", Attrs: []imap.MailboxAttr{imap.MailboxAttrFlagged}},
 		{Name: "[Gmail]/Trash", Attrs: []imap.MailboxAttr{imap.MailboxAttrTrash}},
 	}}
-	outlookLayout = twinLayout{SpecialUse: true, Folders: []twinFolder{
+	Outlook = Layout{SpecialUse: true, Folders: []Folder{
 		{Name: "INBOX"},
 		{Name: "Archive", Attrs: []imap.MailboxAttr{imap.MailboxAttrArchive}},
 		{Name: "Deleted", Attrs: []imap.MailboxAttr{imap.MailboxAttrTrash}},
@@ -74,11 +83,11 @@ var (
 	}}
 	// A French webmail without SPECIAL-USE: the spam folder is found by
 	// its name.
-	orangeLayout = twinLayout{Folders: []twinFolder{
+	Orange = Layout{Folders: []Folder{
 		{Name: "INBOX"}, {Name: "Courrier indésirable"}, {Name: "Envoyés"}, {Name: "Brouillons"}, {Name: "Corbeille"},
 	}}
 	// A self-hosted server with a promotions folder (a sieve rule's).
-	customLayout = twinLayout{SpecialUse: true, Folders: []twinFolder{
+	Custom = Layout{SpecialUse: true, Folders: []Folder{
 		{Name: "INBOX"}, {Name: "Promotions"},
 		{Name: "Spam", Attrs: []imap.MailboxAttr{imap.MailboxAttrJunk}},
 		{Name: "Sent", Attrs: []imap.MailboxAttr{imap.MailboxAttrSent}},
@@ -86,19 +95,19 @@ var (
 	}}
 )
 
-// twin is one running server.
-type twin struct {
-	layout twinLayout
+// Server is one running server.
+type Server struct {
+	layout Layout
 	srv    *imapserver.Server
 	ln     net.Listener
 	done   chan struct{}
 
 	mu       sync.Mutex
-	accounts map[string]*twinAccount
+	accounts map[string]*Account
 }
 
-// twinAccount is one mailbox owner of a twin.
-type twinAccount struct {
+// Account is one mailbox owner of a server.
+type Account struct {
 	username, password string
 	user               *imapmemserver.User
 
@@ -106,9 +115,9 @@ type twinAccount struct {
 	delivered int
 }
 
-// startTwin listens on 127.0.0.1:0 and serves until close.
-func startTwin(layout twinLayout) (*twin, error) {
-	t := &twin{layout: layout, accounts: map[string]*twinAccount{}, done: make(chan struct{})}
+// Start listens on 127.0.0.1:0 and serves until Close.
+func Start(layout Layout) (*Server, error) {
+	t := &Server{layout: layout, accounts: map[string]*Account{}, done: make(chan struct{})}
 	caps := imap.CapSet{imap.CapIMAP4rev1: {}}
 	if layout.SpecialUse {
 		caps[imap.CapSpecialUse] = struct{}{}
@@ -116,19 +125,19 @@ func startTwin(layout twinLayout) (*twin, error) {
 	}
 	opts := &imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return &twinSession{twin: t}, nil, nil
+			return &session{srv: t}, nil, nil
 		},
 		Caps:   caps,
 		Logger: log.New(io.Discard, "", 0),
 	}
 	switch layout.TLS {
-	case "", TLSPlain:
+	case "", placement.TLSPlain:
 		opts.InsecureAuth = true
-	case TLSImplicit:
+	case placement.TLSImplicit:
 		// The Gmail wrapper hides the *tls.Conn from the server, which
 		// then refuses LOGIN "without TLS"; the connection is TLS.
 		opts.InsecureAuth = true
-	case TLSStartTLS:
+	case placement.TLSStartTLS:
 		opts.TLSConfig = layout.TLSConfig
 	}
 	t.srv = imapserver.New(opts)
@@ -136,7 +145,7 @@ func startTwin(layout twinLayout) (*twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	if layout.TLS == TLSImplicit {
+	if layout.TLS == placement.TLSImplicit {
 		ln = tls.NewListener(ln, layout.TLSConfig)
 	}
 	if layout.Gmail {
@@ -150,18 +159,24 @@ func startTwin(layout twinLayout) (*twin, error) {
 	return t, nil
 }
 
-// addr is the twin's host:port.
-func (t *twin) addr() string { return t.ln.Addr().String() }
+// Addr is the server's host:port.
+func (t *Server) Addr() string { return t.ln.Addr().String() }
 
-func (t *twin) close() error {
+// Serve serves the same mailboxes on another listener too, as the
+// layout's TLS mode and Gmail wrapper do not: a test wraps ln to shape a
+// server the layouts do not describe. It returns when the server closes.
+func (t *Server) Serve(ln net.Listener) error { return t.srv.Serve(ln) }
+
+// Close stops the server and waits for its listener.
+func (t *Server) Close() error {
 	err := t.srv.Close()
 	<-t.done
 	return err
 }
 
-// addAccount creates a user with the layout's folders.
-func (t *twin) addAccount(username, password string) (*twinAccount, error) {
-	a := &twinAccount{username: username, password: password, user: imapmemserver.NewUser(username, password)}
+// AddAccount creates a user with the layout's folders.
+func (t *Server) AddAccount(username, password string) (*Account, error) {
+	a := &Account{username: username, password: password, user: imapmemserver.NewUser(username, password)}
 	if err := a.createFolders(t.layout); err != nil {
 		return nil, err
 	}
@@ -171,7 +186,7 @@ func (t *twin) addAccount(username, password string) (*twinAccount, error) {
 	return a, nil
 }
 
-func (a *twinAccount) createFolders(l twinLayout) error {
+func (a *Account) createFolders(l Layout) error {
 	for _, f := range l.Folders {
 		if hasAttr(f.Attrs, imap.MailboxAttrNoSelect) {
 			continue
@@ -183,8 +198,8 @@ func (a *twinAccount) createFolders(l twinLayout) error {
 	return nil
 }
 
-// reset empties the account: its folders are made again.
-func (a *twinAccount) reset(l twinLayout) error {
+// Reset empties the account: its folders are made again.
+func (a *Account) Reset(l Layout) error {
 	for _, f := range l.Folders {
 		if !hasAttr(f.Attrs, imap.MailboxAttrNoSelect) {
 			_ = a.user.Delete(f.Name)
@@ -196,8 +211,8 @@ func (a *twinAccount) reset(l twinLayout) error {
 	return a.createFolders(l)
 }
 
-// deliver appends a message to a folder with its receive time.
-func (a *twinAccount) deliver(folder string, msg []byte, at time.Time) error {
+// Deliver appends a message to a folder with its receive time.
+func (a *Account) Deliver(folder string, msg []byte, at time.Time) error {
 	_, err := a.user.Append(folder, bytesLiteral{bytes.NewReader(msg)}, &imap.AppendOptions{Time: at})
 	if err == nil {
 		a.mu.Lock()
@@ -207,7 +222,7 @@ func (a *twinAccount) deliver(folder string, msg []byte, at time.Time) error {
 	return err
 }
 
-func (a *twinAccount) count() int {
+func (a *Account) Count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.delivered
@@ -226,18 +241,18 @@ func hasAttr(attrs []imap.MailboxAttr, a imap.MailboxAttr) bool {
 	return false
 }
 
-// twinSession is a connection's session: imapmemserver's once logged
+// session is a connection's session: imapmemserver's once logged
 // in, with LIST answered from the layout (imapmemserver has no
 // SPECIAL-USE attributes to give).
-type twinSession struct {
+type session struct {
 	*imapmemserver.UserSession
-	twin *twin
+	srv *Server
 }
 
-func (s *twinSession) Login(username, password string) error {
-	s.twin.mu.Lock()
-	a := s.twin.accounts[username]
-	s.twin.mu.Unlock()
+func (s *session) Login(username, password string) error {
+	s.srv.mu.Lock()
+	a := s.srv.accounts[username]
+	s.srv.mu.Unlock()
 	if a == nil || subtle.ConstantTimeCompare([]byte(password), []byte(a.password)) != 1 {
 		return imapserver.ErrAuthFailed
 	}
@@ -245,18 +260,18 @@ func (s *twinSession) Login(username, password string) error {
 	return nil
 }
 
-func (s *twinSession) Close() error {
+func (s *session) Close() error {
 	if s.UserSession == nil {
 		return nil
 	}
 	return s.UserSession.Close()
 }
 
-func (s *twinSession) List(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
+func (s *session) List(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
 	if len(patterns) == 0 {
 		return w.WriteList(&imap.ListData{Attrs: []imap.MailboxAttr{imap.MailboxAttrNoSelect}, Delim: '/'})
 	}
-	for _, f := range s.twin.layout.Folders {
+	for _, f := range s.srv.layout.Folders {
 		match := false
 		for _, p := range patterns {
 			if imapserver.MatchList(f.Name, '/', ref, p) {
@@ -269,7 +284,7 @@ func (s *twinSession) List(w *imapserver.ListWriter, ref string, patterns []stri
 		}
 		d := &imap.ListData{Mailbox: f.Name, Delim: '/'}
 		for _, a := range f.Attrs {
-			if a == imap.MailboxAttrNoSelect || s.twin.layout.SpecialUse {
+			if a == imap.MailboxAttrNoSelect || s.srv.layout.SpecialUse {
 				d.Attrs = append(d.Attrs, a)
 			}
 		}
@@ -283,7 +298,7 @@ func (s *twinSession) List(w *imapserver.ListWriter, ref string, patterns []stri
 	return nil
 }
 
-// gmailListener gives a twin Gmail's extension as far as the checker
+// gmailListener gives a server Gmail's extension as far as the checker
 // uses it: X-GM-EXT-1 in every capability list, and X-GM-RAW
 // "category:<c>" read as HEADER X-Sim-Gmail-Category "<c>" (any other
 // X-GM-RAW query stays unknown to the server: BAD).
@@ -307,7 +322,7 @@ var (
 	capsIn   = []byte("CAPABILITY IMAP4rev1")
 	capsOut  = []byte("CAPABILITY IMAP4rev1 X-GM-EXT-1")
 	gmRawIn  = []byte(`X-GM-RAW "category:`)
-	gmRawOut = []byte(`HEADER "` + simCategoryHeader + `" "`)
+	gmRawOut = []byte(`HEADER "` + CategoryHeader + `" "`)
 )
 
 func (c *gmailConn) Read(p []byte) (int, error) {
