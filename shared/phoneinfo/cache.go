@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,6 +24,19 @@ type Status struct {
 	Reachable *bool
 	// CheckedAt is when the check was made.
 	CheckedAt time.Time
+}
+
+// String shows a status with its unknowns as "?": the pointers' values,
+// not their addresses, in logs and test failures.
+func (s Status) String() string {
+	b := func(p *bool) string {
+		if p == nil {
+			return "?"
+		}
+		return strconv.FormatBool(*p)
+	}
+	return "{" + s.CarrierCurrent + " ported=" + b(s.Ported) + " reachable=" + b(s.Reachable) + " at " +
+		s.CheckedAt.Format(time.RFC3339) + "}"
 }
 
 // Cache is the port of the per-number cache of live checks, keyed by the

@@ -161,7 +161,7 @@ func TestHLRClient(t *testing.T) {
 			} else {
 				tt.want.CheckedAt = now
 				if !sameStatus(got, tt.want) {
-					t.Errorf("status %s, want %s", show(got), show(tt.want))
+					t.Errorf("status %s, want %s", got, tt.want)
 				}
 			}
 			if n.Load() != tt.requests || len(sl.d) != tt.waits {
@@ -214,14 +214,4 @@ func TestNewHLRClient(t *testing.T) {
 func sameStatus(a, b phoneinfo.Status) bool {
 	eq := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.CarrierCurrent == b.CarrierCurrent && eq(a.Ported, b.Ported) && eq(a.Reachable, b.Reachable) && a.CheckedAt.Equal(b.CheckedAt)
-}
-
-func show(s phoneinfo.Status) string {
-	b := func(p *bool) string {
-		if p == nil {
-			return "?"
-		}
-		return strconv.FormatBool(*p)
-	}
-	return "{" + s.CarrierCurrent + " ported=" + b(s.Ported) + " reachable=" + b(s.Reachable) + " at " + s.CheckedAt.String() + "}"
 }
