@@ -14,7 +14,6 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geo"
-	"github.com/paulmach/orb/maptile"
 
 	"github.com/prospectdata/svc/shared/opendata/opendatasim"
 	"github.com/prospectdata/svc/shared/provider"
@@ -25,26 +24,6 @@ import (
 func newWorld(tb testing.TB, opt sim.Options) *sim.World { return simtest.World(tb, opt) }
 
 func twin(w *sim.World) http.Handler { return opendatasim.Handler(w.View()) }
-
-// centralLyon is the z13 tile of the Presqu'île.
-var centralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
-
-// searchAll runs a search of the map through all its pages.
-func searchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
-	tb.Helper()
-	var out []provider.Place
-	for {
-		page, err := p.Search(context.Background(), r)
-		if err != nil {
-			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
-		}
-		out = append(out, page.Places...)
-		if page.NextPageToken == "" {
-			return out
-		}
-		r.PageToken = page.NextPageToken
-	}
-}
 
 // overpassAnswer is the twin's JSON answer.
 type overpassAnswer struct {
@@ -101,7 +80,7 @@ func TestOverpassMapsPlaces(t *testing.T) {
 	h := twin(w)
 	var places []provider.Place
 	for _, q := range []string{"boulangerie", "restaurant", "plombier", "coiffeur"} {
-		places = append(places, searchAll(t, w, provider.Request{Query: q, Bound: centralLyon})...)
+		places = append(places, simtest.SearchAll(t, w, provider.Request{Query: q, Bound: simtest.CentralLyon})...)
 	}
 	mapped, withSite, withPhone, withEmail, ways := 0, 0, 0, 0, 0
 	for _, p := range places {
@@ -185,7 +164,7 @@ func TestOverpassAreas(t *testing.T) {
 	w := newWorld(t, sim.Options{})
 	h := twin(w)
 	found := 0
-	for _, p := range searchAll(t, w, provider.Request{Query: "boulangerie", Bound: centralLyon})[:15] {
+	for _, p := range simtest.SearchAll(t, w, provider.Request{Query: "boulangerie", Bound: simtest.CentralLyon})[:15] {
 		pc := regexp.MustCompile(`\b\d{5}\b`).FindString(p.Address)
 		for _, ql := range []string{
 			fmt.Sprintf(`[out:json];area["postal_code"="%s"]->.a;nwr(area.a)["name"="%s"];out tags center;`, pc, p.Name),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 // BenchmarkSearch searches a dense city tile (central Paris, z13), first
@@ -15,7 +16,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, q := range []string{"boulangerie", "restaurant"} {
 		b.Run(q, func(b *testing.B) {
 			w := newWorld(b, sim.Options{})
-			r := provider.Request{Query: q, Bound: centralParis, Country: "FRA", Language: "fr"}
+			r := provider.Request{Query: q, Bound: simtest.CentralParis, Country: "FRA", Language: "fr"}
 			ctx := context.Background()
 			if _, err := w.Search(ctx, r); err != nil {
 				b.Fatal(err)
@@ -34,7 +35,7 @@ func BenchmarkSearch(b *testing.B) {
 // settlement index built and the batches generated.
 func BenchmarkSearchCold(b *testing.B) {
 	g := gaz(b)
-	r := provider.Request{Query: "restaurant", Bound: centralParis}
+	r := provider.Request{Query: "restaurant", Bound: simtest.CentralParis}
 	b.ReportAllocs()
 	for b.Loop() {
 		w := sim.New(g, sim.Options{TransientRate: -1})

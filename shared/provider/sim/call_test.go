@@ -10,13 +10,14 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 // TestLatencyHonoursContext: a call waiting out its latency returns as
 // soon as its context ends, with the context's error.
 func TestLatencyHonoursContext(t *testing.T) {
 	w := newWorld(t, sim.Options{Latency: time.Hour})
-	r := provider.Request{Query: "bar", Bound: centralLyon}
+	r := provider.Request{Query: "bar", Bound: simtest.CentralLyon}
 	tests := []struct {
 		name string
 		ctx  func() (context.Context, context.CancelFunc)
@@ -60,7 +61,7 @@ func TestLatencyHonoursContext(t *testing.T) {
 // the call just succeeds).
 func TestLatencyWaits(t *testing.T) {
 	w := newWorld(t, sim.Options{Latency: time.Millisecond})
-	if _, err := w.Search(context.Background(), provider.Request{Query: "bar", Bound: centralLyon}); err != nil {
+	if _, err := w.Search(context.Background(), provider.Request{Query: "bar", Bound: simtest.CentralLyon}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,7 +78,7 @@ func TestTransientRate(t *testing.T) {
 		{"10%", 0.1, 320, 480},
 		{"none", -1, 0, 0},
 	}
-	r := provider.Request{Query: "pharmacie", Bound: ruralLozere}
+	r := provider.Request{Query: "pharmacie", Bound: simtest.RuralLozere}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := sim.New(gaz(t), sim.Options{TransientRate: tt.rate})
@@ -105,7 +106,7 @@ func TestReviews(t *testing.T) {
 	const day = 40
 	w := newWorld(t, sim.Options{Day: fixedDay(day)})
 	ctx := context.Background()
-	ps := truth(t, w, "restaurant", centralLyon)
+	ps := truth(t, w, "restaurant", simtest.CentralLyon)
 	dayStart := w.Date(day)
 	tests := []struct {
 		name  string
@@ -164,7 +165,7 @@ func TestReviews(t *testing.T) {
 
 func TestReviewsUnknownPlace(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	id := truth(t, w, "restaurant", centralLyon)[0].ID
+	id := truth(t, w, "restaurant", simtest.CentralLyon)[0].ID
 	tests := []struct{ name, id string }{
 		{"empty", ""},
 		{"another provider's", "ChIJN1t_tDeuEmsRUsoyG83frY4"},
@@ -190,8 +191,8 @@ func TestReviewsUnknownPlace(t *testing.T) {
 func TestReviewsNotYetOpen(t *testing.T) {
 	g := gaz(t)
 	later := sim.New(g, sim.Options{TransientRate: -1, Day: fixedDay(300)})
-	before := ids(truth(t, sim.New(g, sim.Options{TransientRate: -1}), "restaurant", centralParis))
-	for _, p := range truth(t, later, "restaurant", centralParis) {
+	before := ids(truth(t, sim.New(g, sim.Options{TransientRate: -1}), "restaurant", simtest.CentralParis))
+	for _, p := range truth(t, later, "restaurant", simtest.CentralParis) {
 		if _, ok := before[p.ID]; ok {
 			continue
 		}

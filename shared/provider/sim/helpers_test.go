@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/maptile"
 
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/provider"
@@ -20,16 +19,6 @@ func newWorld(tb testing.TB, opt sim.Options) *sim.World { return simtest.World(
 
 func fixedDay(d int) func(context.Context) (int, error) { return simtest.FixedDay(d) }
 
-// Test areas.
-var (
-	// centralParis is the z13 tile of the Île de la Cité (about 3 km).
-	centralParis = maptile.At(orb.Point{2.3488, 48.8534}, 13).Bound()
-	// centralLyon is the z13 tile of the Presqu'île.
-	centralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
-	// ruralLozere is a z12 tile (about 7 km) of the Margeride, in Lozère.
-	ruralLozere = maptile.At(orb.Point{3.37, 44.83}, 12).Bound()
-)
-
 // department returns the bounding box of a French department.
 func department(tb testing.TB, code string) orb.Bound {
 	tb.Helper()
@@ -39,23 +28,6 @@ func department(tb testing.TB, code string) orb.Bound {
 		tb.Fatalf("no department %s", code)
 	}
 	return g.Bound(id)
-}
-
-// searchAll runs a search through all its pages.
-func searchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
-	tb.Helper()
-	var out []provider.Place
-	for {
-		page, err := p.Search(context.Background(), r)
-		if err != nil {
-			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
-		}
-		out = append(out, page.Places...)
-		if page.NextPageToken == "" {
-			return out
-		}
-		r.PageToken = page.NextPageToken
-	}
 }
 
 // truth is World.Truth, failing the test on error.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 // TestPlaceMatchesSearch: every place a real Search lists on day d comes back from Place on day d with
@@ -23,15 +24,15 @@ func TestPlaceMatchesSearch(t *testing.T) {
 		day   int
 		trunc bool // the search is saturated (lists the cap)
 	}{
-		{"central Lyon restaurants on day 0", provider.Request{Query: "restaurant", Bound: centralLyon, Country: "FRA", Language: "fr"}, 0, true},
-		{"central Paris bakeries on day 40", provider.Request{Query: "boulangerie", Bound: centralParis, Country: "FRA", Language: "fr"}, 40, true},
+		{"central Lyon restaurants on day 0", provider.Request{Query: "restaurant", Bound: simtest.CentralLyon, Country: "FRA", Language: "fr"}, 0, true},
+		{"central Paris bakeries on day 40", provider.Request{Query: "boulangerie", Bound: simtest.CentralParis, Country: "FRA", Language: "fr"}, 40, true},
 		{"Lozère plumbers on day 400, by a synonym", provider.Request{Query: "plumbers", Bound: department(t, "48")}, 400, false},
 		{"Munich hairdressers on day 90, outside France", provider.Request{Query: "coiffeur", Bound: around(11.575, 48.137, 0.03)}, 90, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, sim.Options{Day: fixedDay(tt.day)})
-			listed := searchAll(t, w, tt.req)
+			listed := simtest.SearchAll(t, w, tt.req)
 			if len(listed) == 0 {
 				t.Fatal("the search lists nothing")
 			}
@@ -67,9 +68,9 @@ func TestPlaceAfterDrift(t *testing.T) {
 		minClosed int // of the places of day 0, in thousandths
 		maxClosed int
 	}{
-		{"a month of restaurants in central Paris", "restaurant", centralParis, 30, false, 10, 100},
-		{"a year of bakeries in central Lyon", "boulangerie", centralLyon, 365, false, 150, 450},
-		{"a year of a real search's restaurants in central Lyon", "restaurant", centralLyon, 365, true, 150, 450},
+		{"a month of restaurants in central Paris", "restaurant", simtest.CentralParis, 30, false, 10, 100},
+		{"a year of bakeries in central Lyon", "boulangerie", simtest.CentralLyon, 365, false, 150, 450},
+		{"a year of a real search's restaurants in central Lyon", "restaurant", simtest.CentralLyon, 365, true, 150, 450},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +81,7 @@ func TestPlaceAfterDrift(t *testing.T) {
 			w := newWorld(t, sim.Options{Day: func(context.Context) (int, error) { return int(day.Load()), nil }})
 			before := truth(t, w, tt.query, tt.bound)
 			if tt.search {
-				before = searchAll(t, w, provider.Request{Query: tt.query, Bound: tt.bound, Country: "FRA", Language: "fr"})
+				before = simtest.SearchAll(t, w, provider.Request{Query: tt.query, Bound: tt.bound, Country: "FRA", Language: "fr"})
 			}
 			day.Store(int64(tt.days))
 			// The day's world, a little wider than the rectangle: a place
@@ -131,11 +132,11 @@ func TestPlaceAfterDrift(t *testing.T) {
 func TestPlaceNotFound(t *testing.T) {
 	g := gaz(t)
 	w := newWorld(t, sim.Options{})
-	id := truth(t, w, "restaurant", centralLyon)[0].ID
+	id := truth(t, w, "restaurant", simtest.CentralLyon)[0].ID
 	// A place that opened between day 0 and day 300.
-	early := ids(truth(t, w, "restaurant", centralParis))
+	early := ids(truth(t, w, "restaurant", simtest.CentralParis))
 	var newcomer string
-	for _, p := range truth(t, newWorld(t, sim.Options{Day: fixedDay(300)}), "restaurant", centralParis) {
+	for _, p := range truth(t, newWorld(t, sim.Options{Day: fixedDay(300)}), "restaurant", simtest.CentralParis) {
 		if _, ok := early[p.ID]; !ok {
 			newcomer = p.ID
 			break
@@ -173,7 +174,7 @@ func TestPlaceNotFound(t *testing.T) {
 // the searched place but for its Category, which ids do not carry.
 func TestPlaceUnknownQuery(t *testing.T) {
 	w := newWorld(t, sim.Options{Day: fixedDay(10)})
-	listed := searchAll(t, w, provider.Request{Query: "escape game", Bound: department(t, "69")})
+	listed := simtest.SearchAll(t, w, provider.Request{Query: "escape game", Bound: department(t, "69")})
 	if len(listed) == 0 {
 		t.Fatal("the search lists nothing")
 	}
@@ -195,7 +196,7 @@ func TestPlaceUnknownQuery(t *testing.T) {
 // TestPlaceCallKnobs: Place waits out the latency and fails at the
 // transient rate as Search does, but checks the id first.
 func TestPlaceCallKnobs(t *testing.T) {
-	id := truth(t, newWorld(t, sim.Options{}), "restaurant", centralLyon)[0].ID
+	id := truth(t, newWorld(t, sim.Options{}), "restaurant", simtest.CentralLyon)[0].ID
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {

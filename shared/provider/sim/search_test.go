@@ -13,6 +13,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 func TestNameAndLimits(t *testing.T) {
@@ -41,13 +42,13 @@ func TestNameAndLimits(t *testing.T) {
 // independent worlds (as two processes would be); another seed gives
 // another world.
 func TestDeterminism(t *testing.T) {
-	r := provider.Request{Query: "boulangerie", Bound: centralLyon, Country: "FRA", Language: "fr"}
-	a := searchAll(t, newWorld(t, sim.Options{Seed: 7, Day: fixedDay(12)}), r)
-	b := searchAll(t, newWorld(t, sim.Options{Seed: 7, Day: fixedDay(12)}), r)
+	r := provider.Request{Query: "boulangerie", Bound: simtest.CentralLyon, Country: "FRA", Language: "fr"}
+	a := simtest.SearchAll(t, newWorld(t, sim.Options{Seed: 7, Day: fixedDay(12)}), r)
+	b := simtest.SearchAll(t, newWorld(t, sim.Options{Seed: 7, Day: fixedDay(12)}), r)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two worlds of one seed and day answer differently")
 	}
-	c := searchAll(t, newWorld(t, sim.Options{Seed: 8, Day: fixedDay(12)}), r)
+	c := simtest.SearchAll(t, newWorld(t, sim.Options{Seed: 8, Day: fixedDay(12)}), r)
 	shared := 0
 	for id := range ids(c) {
 		if _, ok := ids(a)[id]; ok {
@@ -61,7 +62,7 @@ func TestDeterminism(t *testing.T) {
 	// whole department answers the tile alike.
 	w := newWorld(t, sim.Options{Seed: 7, Day: fixedDay(12)})
 	truth(t, w, "boulangerie", department(t, "69"))
-	if d := searchAll(t, w, r); !reflect.DeepEqual(a, d) {
+	if d := simtest.SearchAll(t, w, r); !reflect.DeepEqual(a, d) {
 		t.Error("the answer depends on what the world generated before")
 	}
 }
@@ -70,8 +71,8 @@ func TestDeterminism(t *testing.T) {
 // and review counts move; review counts never go down.
 func TestDrift(t *testing.T) {
 	g := gaz(t)
-	day0 := truth(t, sim.New(g, sim.Options{Day: fixedDay(0)}), "restaurant", centralParis)
-	day30 := truth(t, sim.New(g, sim.Options{Day: fixedDay(30)}), "restaurant", centralParis)
+	day0 := truth(t, sim.New(g, sim.Options{Day: fixedDay(0)}), "restaurant", simtest.CentralParis)
+	day30 := truth(t, sim.New(g, sim.Options{Day: fixedDay(30)}), "restaurant", simtest.CentralParis)
 	before, after := ids(day0), ids(day30)
 	var opened, closed, rated, reviewed int
 	for id, p := range after {
@@ -126,15 +127,15 @@ func TestSaturation(t *testing.T) {
 		bound     orb.Bound
 		saturated bool
 	}{
-		{"central Lyon boulangerie", "boulangerie", centralLyon, true},
-		{"central Paris boulangerie", "boulangerie", centralParis, true},
-		{"central Paris restaurant", "restaurant", centralParis, true},
-		{"rural Lozère boulangerie", "boulangerie", ruralLozere, false},
-		{"rural Lozère restaurant", "restaurant", ruralLozere, false},
+		{"central Lyon boulangerie", "boulangerie", simtest.CentralLyon, true},
+		{"central Paris boulangerie", "boulangerie", simtest.CentralParis, true},
+		{"central Paris restaurant", "restaurant", simtest.CentralParis, true},
+		{"rural Lozère boulangerie", "boulangerie", simtest.RuralLozere, false},
+		{"rural Lozère restaurant", "restaurant", simtest.RuralLozere, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := searchAll(t, w, provider.Request{Query: tt.query, Bound: tt.bound})
+			got := simtest.SearchAll(t, w, provider.Request{Query: tt.query, Bound: tt.bound})
 			if len(ids(got)) != len(got) {
 				t.Errorf("a place is listed twice")
 			}
@@ -149,7 +150,7 @@ func TestSaturation(t *testing.T) {
 			}
 			union := map[string]bool{}
 			for _, q := range quarters(tt.bound) {
-				for _, p := range searchAll(t, w, provider.Request{Query: tt.query, Bound: q}) {
+				for _, p := range simtest.SearchAll(t, w, provider.Request{Query: tt.query, Bound: q}) {
 					union[p.ID] = true
 				}
 			}
@@ -165,7 +166,7 @@ func TestSaturation(t *testing.T) {
 func TestPagination(t *testing.T) {
 	w := newWorld(t, sim.Options{})
 	ctx := context.Background()
-	r := provider.Request{Query: "restaurant", Bound: centralLyon, Country: "FRA", Language: "fr"}
+	r := provider.Request{Query: "restaurant", Bound: simtest.CentralLyon, Country: "FRA", Language: "fr"}
 	seen := map[string]bool{}
 	var tokens []string
 	for page := 0; ; page++ {
@@ -195,7 +196,7 @@ func TestPagination(t *testing.T) {
 	flipped := []byte(tok)
 	flipped[len(flipped)-1] ^= 1
 	other := r
-	other.Bound = centralParis
+	other.Bound = simtest.CentralParis
 	bad := []struct {
 		name string
 		r    provider.Request
@@ -203,7 +204,7 @@ func TestPagination(t *testing.T) {
 		{"tampered", provider.Request{Query: r.Query, Bound: r.Bound, Country: "FRA", Language: "fr", PageToken: string(flipped)}},
 		{"garbage", provider.Request{Query: r.Query, Bound: r.Bound, Country: "FRA", Language: "fr", PageToken: "not a token!"}},
 		{"other query", provider.Request{Query: "pizzeria", Bound: r.Bound, Country: "FRA", Language: "fr", PageToken: tok}},
-		{"other rectangle", provider.Request{Query: r.Query, Bound: centralParis, Country: "FRA", Language: "fr", PageToken: tok}},
+		{"other rectangle", provider.Request{Query: r.Query, Bound: simtest.CentralParis, Country: "FRA", Language: "fr", PageToken: tok}},
 		{"other language", provider.Request{Query: r.Query, Bound: r.Bound, Country: "FRA", Language: "en", PageToken: tok}},
 	}
 	for _, tt := range bad {
@@ -229,7 +230,7 @@ func TestPagesKeepTheirDay(t *testing.T) {
 	day := 0
 	w := newWorld(t, sim.Options{Day: func(context.Context) (int, error) { return day, nil }})
 	ctx := context.Background()
-	r := provider.Request{Query: "restaurant", Bound: centralParis}
+	r := provider.Request{Query: "restaurant", Bound: simtest.CentralParis}
 	first, err := w.Search(ctx, r)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +242,7 @@ func TestPagesKeepTheirDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	day = 0
-	want := searchAll(t, w, provider.Request{Query: "restaurant", Bound: centralParis})
+	want := simtest.SearchAll(t, w, provider.Request{Query: "restaurant", Bound: simtest.CentralParis})
 	if !reflect.DeepEqual(second.Places, want[20:40]) {
 		t.Error("the second page answered on another day than the first")
 	}
@@ -270,9 +271,9 @@ func TestDensities(t *testing.T) {
 		t.Errorf("%d bakeries in the Rhône's bounding box, want about 2,000", n)
 	}
 
-	want := ids(truth(t, w, "boulangerie", centralLyon))
+	want := ids(truth(t, w, "boulangerie", simtest.CentralLyon))
 	for _, q := range []string{"Boulangerie", "BOULANGERIES", "bakery", "boulangerie artisanale", "  boulangerie "} {
-		got := truth(t, w, q, centralLyon)
+		got := truth(t, w, q, simtest.CentralLyon)
 		if !reflect.DeepEqual(ids(got), want) { // Category included
 			t.Errorf("%q finds %d places, boulangerie %d", q, len(got), len(want))
 		}
@@ -299,10 +300,10 @@ func TestDensities(t *testing.T) {
 // the rectangle.
 func TestTruthContainsSearch(t *testing.T) {
 	w := newWorld(t, sim.Options{Day: fixedDay(5)})
-	for _, b := range append(quarters(centralLyon), centralLyon, ruralLozere) {
+	for _, b := range append(quarters(simtest.CentralLyon), simtest.CentralLyon, simtest.RuralLozere) {
 		t.Run(fmt.Sprint(b), func(t *testing.T) {
 			all := ids(truth(t, w, "coiffeur", b))
-			found := searchAll(t, w, provider.Request{Query: "coiffeur", Bound: b})
+			found := simtest.SearchAll(t, w, provider.Request{Query: "coiffeur", Bound: b})
 			if len(found) == 0 {
 				t.Fatal("the search lists nothing")
 			}
@@ -319,9 +320,9 @@ func TestTruthContainsSearch(t *testing.T) {
 // details in its quarters.
 func TestStableIDs(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	parent := ids(truth(t, w, "plombier", centralLyon))
+	parent := ids(truth(t, w, "plombier", simtest.CentralLyon))
 	n := 0
-	for _, q := range quarters(centralLyon) {
+	for _, q := range quarters(simtest.CentralLyon) {
 		for _, p := range truth(t, w, "plombier", q) {
 			n++
 			if got, ok := parent[p.ID]; !ok || got != p {
@@ -336,7 +337,7 @@ func TestStableIDs(t *testing.T) {
 
 func TestPlaceFields(t *testing.T) {
 	w := newWorld(t, sim.Options{})
-	ps := truth(t, w, "boulangerie", centralLyon)
+	ps := truth(t, w, "boulangerie", simtest.CentralLyon)
 	var websites int
 	for _, p := range ps {
 		if p.ID == "" || p.Name == "" || p.Address == "" || p.Category != "Boulangerie" || p.MapsURL == "" {
@@ -367,7 +368,7 @@ func TestBadRequests(t *testing.T) {
 		name string
 		r    provider.Request
 	}{
-		{"empty query", provider.Request{Query: " ,; ", Bound: centralLyon}},
+		{"empty query", provider.Request{Query: " ,; ", Bound: simtest.CentralLyon}},
 		{"empty rectangle", provider.Request{Query: "bar", Bound: orb.Bound{Min: orb.Point{4, 45}, Max: orb.Point{4, 45}}}},
 		{"inverted rectangle", provider.Request{Query: "bar", Bound: orb.Bound{Min: orb.Point{5, 46}, Max: orb.Point{4, 45}}}},
 		{"off the map", provider.Request{Query: "bar", Bound: orb.Bound{Min: orb.Point{179, 45}, Max: orb.Point{181, 46}}}},
@@ -385,10 +386,10 @@ func TestBadRequests(t *testing.T) {
 func TestDayError(t *testing.T) {
 	boom := errors.New("table unavailable")
 	w := newWorld(t, sim.Options{Day: func(context.Context) (int, error) { return 0, boom }})
-	if _, err := w.Search(context.Background(), provider.Request{Query: "bar", Bound: centralLyon}); !errors.Is(err, boom) {
+	if _, err := w.Search(context.Background(), provider.Request{Query: "bar", Bound: simtest.CentralLyon}); !errors.Is(err, boom) {
 		t.Errorf("Search = %v, want the day's error", err)
 	}
-	if _, err := w.Truth(context.Background(), "bar", centralLyon); !errors.Is(err, boom) {
+	if _, err := w.Truth(context.Background(), "bar", simtest.CentralLyon); !errors.Is(err, boom) {
 		t.Errorf("Truth = %v, want the day's error", err)
 	}
 }
@@ -396,13 +397,13 @@ func TestDayError(t *testing.T) {
 // TestConcurrentSearches exercises the cache under the race detector.
 func TestConcurrentSearches(t *testing.T) {
 	w := newWorld(t, sim.Options{CachePlaces: 2000})
-	want := searchAll(t, newWorld(t, sim.Options{}), provider.Request{Query: "bar", Bound: centralLyon})
+	want := simtest.SearchAll(t, newWorld(t, sim.Options{}), provider.Request{Query: "bar", Bound: simtest.CentralLyon})
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
 			q := []string{"bar", "coiffeur", "restaurant", "bar"}[i%4]
 			var got []provider.Place
-			r := provider.Request{Query: q, Bound: centralLyon}
+			r := provider.Request{Query: q, Bound: simtest.CentralLyon}
 			for {
 				p, err := w.Search(context.Background(), r)
 				if err != nil {
@@ -446,7 +447,7 @@ func idList(ps []provider.Place) []string {
 func TestSearchByName(t *testing.T) {
 	w := newWorld(t, sim.Options{})
 	b := department(t, "69")
-	all := searchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
+	all := simtest.SearchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
 	if len(all) < 40 {
 		t.Fatalf("%d bakeries", len(all))
 	}
@@ -458,7 +459,7 @@ func TestSearchByName(t *testing.T) {
 	if len(page.Places) == 0 || page.Places[0].Name != last.Name {
 		t.Fatalf("first of a search for %q: %v", last.Name, page.Places[:min(3, len(page.Places))])
 	}
-	again := searchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
+	again := simtest.SearchAll(t, w, provider.Request{Query: "boulangerie", Bound: b, Country: "FRA", Language: "fr"})
 	if again[0].ID != all[0].ID {
 		t.Error("the category's order changed")
 	}

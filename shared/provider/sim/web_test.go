@@ -13,6 +13,7 @@ import (
 
 	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+	"github.com/prospectdata/svc/shared/provider/sim/simtest"
 )
 
 // webClient is an http.Client on the fixture web, not following
@@ -52,7 +53,7 @@ func sites(t *testing.T) ([]provider.Place, *http.Client) {
 	t.Helper()
 	w := newWorld(t, sim.Options{})
 	var out []provider.Place
-	for _, p := range truth(t, w, "restaurant", centralLyon) {
+	for _, p := range truth(t, w, "restaurant", simtest.CentralLyon) {
 		if p.Website != "" {
 			out = append(out, p)
 		}
@@ -207,7 +208,7 @@ func TestWebUnknownHosts(t *testing.T) {
 	site := strings.TrimPrefix(strings.TrimSuffix(places[0].Website, "/"), "https://")
 	slug, token, _ := strings.Cut(site, ".")
 	var noSite provider.Place
-	for _, p := range truth(t, newWorld(t, sim.Options{}), "restaurant", centralLyon) {
+	for _, p := range truth(t, newWorld(t, sim.Options{}), "restaurant", simtest.CentralLyon) {
 		if p.Website == "" {
 			noSite = p
 			break

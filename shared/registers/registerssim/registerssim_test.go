@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/maptile"
-
 	"github.com/prospectdata/svc/shared/enrich"
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/provider"
@@ -30,26 +27,6 @@ func gaz(tb testing.TB) *gazetteer.Gazetteer { return simtest.Gazetteer(tb) }
 func newWorld(tb testing.TB, opt sim.Options) *sim.World { return simtest.World(tb, opt) }
 
 func fixedDay(d int) func(context.Context) (int, error) { return simtest.FixedDay(d) }
-
-// centralLyon is the z13 tile of the Presqu'île.
-var centralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
-
-// searchAll runs a search of the map through all its pages.
-func searchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
-	tb.Helper()
-	var out []provider.Place
-	for {
-		page, err := p.Search(context.Background(), r)
-		if err != nil {
-			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
-		}
-		out = append(out, page.Places...)
-		if page.NextPageToken == "" {
-			return out
-		}
-		r.PageToken = page.NextPageToken
-	}
-}
 
 // twin serves the world's registers on loopback and returns a client of
 // it on the world's clock, as the app wires it, pacing off.
@@ -98,7 +75,7 @@ func siteLegal(tb testing.TB, w *sim.World, p provider.Place) (siren, company, f
 func TestRegistersTwinAgreesWithTheWebsites(t *testing.T) {
 	w := newWorld(t, sim.Options{})
 	c := twin(t, w)
-	places := searchAll(t, w, provider.Request{Query: "boulangerie", Bound: centralLyon, Country: "FRA", Language: "fr"})
+	places := simtest.SearchAll(t, w, provider.Request{Query: "boulangerie", Bound: simtest.CentralLyon, Country: "FRA", Language: "fr"})
 	checked, matched := 0, 0
 	for _, p := range places {
 		siren, company, form, ok := siteLegal(t, w, p)
@@ -267,7 +244,7 @@ func BenchmarkLegalDataTwin(b *testing.B) {
 	w := newWorld(b, sim.Options{})
 	c := twin(b, w)
 	m := enrich.LegalDataModule(c, "sim")
-	places := searchAll(b, w, provider.Request{Query: "boulangerie", Bound: centralLyon, Country: "FRA", Language: "fr"})
+	places := simtest.SearchAll(b, w, provider.Request{Query: "boulangerie", Bound: simtest.CentralLyon, Country: "FRA", Language: "fr"})
 	n, found := 0, 0
 	for b.Loop() {
 		p := places[n%len(places)]

@@ -9,9 +9,23 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/maptile"
+
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/gazetteer/data"
+	"github.com/prospectdata/svc/shared/provider"
 	"github.com/prospectdata/svc/shared/provider/sim"
+)
+
+// Test areas.
+var (
+	// CentralParis is the z13 tile of the Île de la Cité (about 3 km).
+	CentralParis = maptile.At(orb.Point{2.3488, 48.8534}, 13).Bound()
+	// CentralLyon is the z13 tile of the Presqu'île.
+	CentralLyon = maptile.At(orb.Point{4.8345, 45.7640}, 13).Bound()
+	// RuralLozere is a z12 tile (about 7 km) of the Margeride, in Lozère.
+	RuralLozere = maptile.At(orb.Point{3.37, 44.83}, 12).Bound()
 )
 
 // loadGazetteer loads the real gazetteer once per test binary: it is
@@ -72,4 +86,21 @@ func Phones(tb testing.TB, perDepartment int) []string {
 		}
 	}
 	return out
+}
+
+// SearchAll runs a search of p through all its pages.
+func SearchAll(tb testing.TB, p provider.Provider, r provider.Request) []provider.Place {
+	tb.Helper()
+	var out []provider.Place
+	for {
+		page, err := p.Search(context.Background(), r)
+		if err != nil {
+			tb.Fatalf("Search(%q, %v): %v", r.Query, r.Bound, err)
+		}
+		out = append(out, page.Places...)
+		if page.NextPageToken == "" {
+			return out
+		}
+		r.PageToken = page.NextPageToken
+	}
 }
