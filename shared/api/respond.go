@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strconv"
 
 	"github.com/prospectdata/svc/shared/apperr"
@@ -99,6 +100,36 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Write(b)
 }
 
+// rawJSON is json.RawMessage's type: a field of it takes any JSON value.
+var rawJSON = reflect.TypeFor[json.RawMessage]()
+
+// jsonType names the type a body field takes as the API's document does
+// (JSON Schema's words), not as Go does: a caller reads "array", never
+// "[]json.RawMessage".
+func jsonType(t reflect.Type) string {
+	if t == rawJSON {
+		return "JSON value"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Pointer:
+		return jsonType(t.Elem())
+	}
+	return "value"
+}
+
 // decode reads a JSON body into dst. Malformed JSON is a 400, a value of the
 // wrong type a 422 naming the field, an oversize body a 413; never a 500.
 func decode(r *http.Request, dst any) error {
@@ -122,8 +153,7 @@ func decode(r *http.Request, dst any) error {
 		if field == "" {
 			return apperr.New(apperr.Invalid, "Le corps doit être un objet JSON", "The body must be a JSON object")
 		}
-		return apperr.Fields(apperr.Field(field, "Type invalide (attendu : "+typeErr.Type.String()+")",
-			"Invalid type (expected "+typeErr.Type.String()+")"))
+		return apperr.WrongType(field, jsonType(typeErr.Type))
 	case errors.Is(err, io.EOF):
 		return apperr.New(apperr.Invalid, "Corps JSON manquant", "Missing JSON body")
 	}

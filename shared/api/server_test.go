@@ -149,6 +149,53 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// TestDecodeTypeNames: a value of the wrong type is named by the JSON type
+// the field takes, in the document's words, never by its Go type.
+func TestDecodeTypeNames(t *testing.T) {
+	type body struct {
+		Name  string            `json:"name"`
+		N     int               `json:"n"`
+		Ratio float64           `json:"ratio"`
+		On    *bool             `json:"on"`
+		List  []string          `json:"list"`
+		Items []json.RawMessage `json:"items"`
+		Map   map[string]int    `json:"map"`
+		Inner struct{ A int }   `json:"inner"`
+	}
+	s := bare(t, Route{Method: "POST", Path: "/echo", Handle: func(w http.ResponseWriter, r *http.Request, _ *Caller) error {
+		var b body
+		return decode(r, &b)
+	}})
+	tests := []struct{ body, field, want string }{
+		{`{"name":1}`, "name", "Invalid type (expected string)"},
+		{`{"n":"x"}`, "n", "Invalid type (expected integer)"},
+		{`{"n":1.5}`, "n", "Invalid type (expected integer)"},
+		{`{"ratio":"x"}`, "ratio", "Invalid type (expected number)"},
+		{`{"on":"yes"}`, "on", "Invalid type (expected boolean)"},
+		{`{"list":"x"}`, "list", "Invalid type (expected array)"},
+		{`{"list":[1]}`, "list", "Invalid type (expected string)"},
+		{`{"items":"x"}`, "items", "Invalid type (expected array)"},
+		{`{"map":[]}`, "map", "Invalid type (expected object)"},
+		{`{"inner":"x"}`, "inner", "Invalid type (expected object)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/echo", strings.NewReader(tt.body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept-Language", "en")
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			var b ErrorBody
+			if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil || w.Code != 422 || len(b.Errors) != 1 {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			if !strings.HasPrefix(b.Errors[0].Field, tt.field) || b.Errors[0].Message != tt.want {
+				t.Errorf("%s: %q, want %s: %q", b.Errors[0].Field, b.Errors[0].Message, tt.field, tt.want)
+			}
+		})
+	}
+}
+
 func TestErrorLanguage(t *testing.T) {
 	s := bare(t, Route{Method: "GET", Path: "/x", Handle: func(http.ResponseWriter, *http.Request, *Caller) error {
 		return apperr.TooManyRequests(42)

@@ -68,6 +68,13 @@ func Fields(fields ...FieldError) *Error {
 	}
 }
 
+// WrongType is the 422 of a body field holding a value of another JSON
+// type; expected is the JSON Schema name of the type the field takes
+// ("string", "integer", "array"…), the words of the API's document.
+func WrongType(field, expected string) *Error {
+	return Fields(Field(field, "Type invalide (attendu : "+expected+")", "Invalid type (expected "+expected+")"))
+}
+
 // Field builds one FieldError.
 func Field(field, fr, en string) FieldError { return FieldError{Field: field, FR: fr, EN: en} }
 

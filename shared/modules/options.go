@@ -23,14 +23,14 @@ const (
 	Int
 )
 
-// goType is the kind's name in a type error, as encoding/json names the
-// Go type it expected (the service's messages for any other body field).
-func (k Kind) goType() string {
+// jsonType is the kind's JSON Schema type, as a type error names it (the
+// words of the API's document, as for any other body field).
+func (k Kind) jsonType() string {
 	switch k {
 	case Bool:
-		return "bool"
+		return "boolean"
 	case Int:
-		return "int"
+		return "integer"
 	}
 	return "string"
 }
@@ -154,8 +154,7 @@ func (e Entry) Read(sent map[string]any) (Values, error) {
 
 // value checks one sent value against the option.
 func (o Option) value(raw any) (any, error) {
-	typeErr := apperr.Fields(apperr.Field(o.Name, "Type invalide (attendu : "+o.Kind.goType()+")",
-		"Invalid type (expected "+o.Kind.goType()+")"))
+	typeErr := apperr.WrongType(o.Name, o.Kind.jsonType())
 	switch o.Kind {
 	case Bool:
 		b, ok := raw.(bool)

@@ -76,8 +76,8 @@ func TestRead(t *testing.T) {
 		{"the only value", PhoneInfo, map[string]any{"live_mode": "live"}, nil, "live_mode", "live_mode is cache_only."},
 		{"below the range", Reviews, map[string]any{"max_reviews": 0.0}, nil, "max_reviews", "max_reviews is 1 to 100."},
 		{"zero means something", Reviews, map[string]any{"period_months": 121.0}, nil, "period_months", "period_months is 0 (unlimited) to 120."},
-		{"not an integer", Reviews, map[string]any{"max_reviews": 2.5}, nil, "max_reviews", "Invalid type (expected int)"},
-		{"not a bool", BrandAssets, map[string]any{"capture_screenshot": "yes"}, nil, "capture_screenshot", "Invalid type (expected bool)"},
+		{"not an integer", Reviews, map[string]any{"max_reviews": 2.5}, nil, "max_reviews", "Invalid type (expected integer)"},
+		{"not a bool", BrandAssets, map[string]any{"capture_screenshot": "yes"}, nil, "capture_screenshot", "Invalid type (expected boolean)"},
 		{"not a string", Emails, map[string]any{"mode": true}, nil, "mode", "Invalid type (expected string)"},
 		{"the type before the owner", Socials, map[string]any{"mode": 1.0}, nil, "mode", "Invalid type (expected string)"},
 	}
