@@ -41,9 +41,6 @@ func Schema() store.Schema {
 // UserPK is the partition of everything a user owns in the accounts table.
 func UserPK(id int64) string { return "USER#" + strconv.FormatInt(id, 10) }
 
-// PadID renders an id so that ids sort numerically as strings.
-func PadID(id int64) string { return fmt.Sprintf("%020d", id) }
-
 const (
 	profileSK = "PROFILE"
 	timeFmt   = "2006-01-02T15:04:05Z"

@@ -54,8 +54,6 @@ func New(db store.DB, now func() time.Time) *Service {
 
 var _ accounts.Holder = (*Service)(nil)
 
-func pad(id int64) string { return accounts.PadID(id) }
-
 func seqKey(uid int64) store.Key { return store.Key{PK: accounts.UserPK(uid), SK: seqSK} }
 
 // headAttr and atAttr name the counter's attributes that keep the newest
@@ -189,7 +187,7 @@ func (s *Service) AppendWith(ctx context.Context, uid int64, typ string, data an
 		}
 		ev := Event{ID: id, Type: typ, CreatedAt: time.Unix(created, 0).UTC().Format(TimeFormat), Data: json.RawMessage(raw)}
 		item := store.Item{
-			"pk": accounts.UserPK(uid), "sk": pad(id), "id": id, "type": typ,
+			"pk": accounts.UserPK(uid), "sk": store.Padded(id), "id": id, "type": typ,
 			"created": created, "created_at": ev.CreatedAt, "data": string(raw),
 			"ttl": created + int64((Window+TTLMargin)/time.Second),
 		}
@@ -272,7 +270,7 @@ func (s *Service) List(ctx context.Context, uid int64, q Query) (Page, error) {
 	}
 	sq := store.Query{
 		PK:   accounts.UserPK(uid),
-		SK:   store.SortCond{Op: store.SortBetween, Value: pad(q.SinceID + 1), Value2: pad(page.HeadID)},
+		SK:   store.SortCond{Op: store.SortBetween, Value: store.Padded(q.SinceID + 1), Value2: store.Padded(page.HeadID)},
 		Desc: q.Desc,
 	}
 	scanned := 0
@@ -336,7 +334,7 @@ func (s *Service) all(ctx context.Context, uid int64) ([]Event, error) {
 	now := s.now()
 	q := store.Query{
 		PK:    accounts.UserPK(uid),
-		SK:    store.SortCond{Op: store.SortBetween, Value: pad(1), Value2: pad(c.n())},
+		SK:    store.SortCond{Op: store.SortBetween, Value: store.Padded(1), Value2: store.Padded(c.n())},
 		Limit: exportPage,
 	}
 	err = store.ForEach(ctx, s.db.Table(Table), q, func(it store.Item) error {
@@ -395,7 +393,7 @@ func (s *Service) Purge(ctx context.Context, uid int64) error {
 // does not exist or has left the window (a webhook delivery retried past
 // it is abandoned).
 func (s *Service) Get(ctx context.Context, uid, id int64) (Event, error) {
-	it, err := s.db.Table(Table).Get(ctx, store.Key{PK: accounts.UserPK(uid), SK: pad(id)})
+	it, err := s.db.Table(Table).Get(ctx, store.Key{PK: accounts.UserPK(uid), SK: store.Padded(id)})
 	if err != nil {
 		return Event{}, fmt.Errorf("events: get %d of %d: %w", id, uid, err)
 	}

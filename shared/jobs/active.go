@@ -36,7 +36,7 @@ const ProgressEvery = time.Minute
 
 // ProgressSK is the sort key of the active index for a job whose last
 // progress was at t.
-func ProgressSK(id string, t time.Time) string { return padded(t.UnixMilli()) + "#" + id }
+func ProgressSK(id string, t time.Time) string { return store.Padded(t.UnixMilli()) + "#" + id }
 
 // lastProgress is the job's last progress as its item records it, and false
 // when the item is not on the active index (ended, or written before the
@@ -99,7 +99,7 @@ type Stale struct {
 func StaleJobs(ctx context.Context, db store.DB, cutoff time.Time, limit int, fn func(Stale) error) error {
 	n := 0
 	err := store.ForEach(ctx, db.Table(Table), store.Query{
-		Index: ActiveIndex, PK: ActivePK, SK: store.SortCond{Op: store.SortLt, Value: padded(cutoff.UnixMilli())},
+		Index: ActiveIndex, PK: ActivePK, SK: store.SortCond{Op: store.SortLt, Value: store.Padded(cutoff.UnixMilli())},
 		Limit: limit,
 	}, func(it store.Item) error {
 		if n == limit {

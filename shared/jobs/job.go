@@ -6,7 +6,6 @@ package jobs
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/prospectdata/svc/shared/modules"
@@ -172,14 +171,4 @@ func (j *Job) StoppedFor(now time.Time) time.Duration {
 		return 0
 	}
 	return now.Sub(t)
-}
-
-// padded writes n zero-padded to 20 digits, so sort keys order numerically
-// (docs/tables.md).
-func padded(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for len(s) < 20 {
-		s = "0" + s
-	}
-	return s
 }

@@ -73,7 +73,7 @@ func queueAttrs(j *Job) (pk, sk string, ok bool) {
 	case j.LowPriority:
 		class = classLow
 	}
-	return queuePK(pool), class + "#" + padded(j.Created.UnixMilli()) + "#" + j.ID, true
+	return queuePK(pool), class + "#" + store.Padded(j.Created.UnixMilli()) + "#" + j.ID, true
 }
 
 // unqueue removes a job from its pool's queue (an update action of the

@@ -205,7 +205,7 @@ func AppendLog(ctx context.Context, db store.DB, j *Job, at time.Time, en, fr st
 }
 
 func logKey(job string, seq int64) store.Key {
-	return store.Key{PK: jobKey(job).PK, SK: fmt.Sprintf("LOG#%020d", seq)}
+	return store.Key{PK: jobKey(job).PK, SK: "LOG#" + store.Padded(seq)}
 }
 
 // ErrTaskClosed reports a close whose task was already done, or whose job

@@ -43,7 +43,7 @@ func jobKey(id string) store.Key { return store.Key{PK: "JOB#" + id, SK: "JOB"} 
 
 func activeKey(uid int64) store.Key { return store.Key{PK: accounts.UserPK(uid), SK: "ACTIVE"} }
 
-func ownerSK(j *Job) string { return "JOB#" + padded(j.Created.UnixMilli()) + "#" + j.ID }
+func ownerSK(j *Job) string { return "JOB#" + store.Padded(j.Created.UnixMilli()) + "#" + j.ID }
 
 // item encodes a job for the table.
 func item(j *Job) (store.Item, error) {

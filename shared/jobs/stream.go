@@ -20,7 +20,7 @@ type LogLine struct {
 // first, at most limit (limit <= 0: all); with tail > 0 and seq 0, only the
 // last tail lines.
 func (s *Service) Logs(ctx context.Context, id string, after int64, tail int) ([]LogLine, error) {
-	q := store.Query{PK: jobKey(id).PK, SK: store.SortCond{Op: store.SortGt, Value: fmt.Sprintf("LOG#%020d", after)}}
+	q := store.Query{PK: jobKey(id).PK, SK: store.SortCond{Op: store.SortGt, Value: "LOG#" + store.Padded(after)}}
 	if after == 0 && tail > 0 {
 		q = store.Query{PK: jobKey(id).PK, SK: store.BeginsWith("LOG#"), Desc: true, Limit: tail}
 		p, err := s.d.DB.Table(Table).Query(ctx, q)

@@ -134,7 +134,7 @@ func (s *Service) Create(ctx context.Context, uid int64, name string) (*Created,
 	k := fpKey(fp)
 	item := store.Item{
 		"pk": k.PK, "sk": k.SK, "id": id, "user_id": uid, "name": name, "prefix": secret[:15],
-		"created_at": created, "gsi1pk": accounts.UserPK(uid), "gsi1sk": "KEY#" + accounts.PadID(id),
+		"created_at": created, "gsi1pk": accounts.UserPK(uid), "gsi1sk": "KEY#" + store.Padded(id),
 	}
 	ck := countKey(uid)
 	err = s.db.Transact(ctx,
@@ -179,7 +179,7 @@ func (s *Service) List(ctx context.Context, uid int64) ([]*Key, error) {
 func (s *Service) byID(ctx context.Context, uid, id int64) (*Key, error) {
 	p, err := s.db.Table(accounts.Table).Query(ctx, store.Query{
 		Index: accounts.OwnerIndex, PK: accounts.UserPK(uid),
-		SK: store.SortCond{Op: store.SortEq, Value: "KEY#" + accounts.PadID(id)}, Limit: 1,
+		SK: store.SortCond{Op: store.SortEq, Value: "KEY#" + store.Padded(id)}, Limit: 1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("find key %d: %w", id, err)

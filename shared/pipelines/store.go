@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/prospectdata/svc/shared/accounts"
@@ -21,9 +20,9 @@ const (
 	Cancelled = "cancelled"
 )
 
-// Pipeline is a stored pipeline. A pipeline is an item of the jobs table,
-// PIPE#<id> / PIPE, listed on the owner index under PIPE#<created ms>
-// beside the owner's jobs (docs/pipelines.md).
+// Pipeline is a stored pipeline. A pipeline is an item of the pipelines
+// table, PIPE#<id> / PIPE, listed on the table's owner index under
+// PIPE#<created ms> (docs/pipelines.md, docs/tables.md).
 type Pipeline struct {
 	ID          string     `json:"id"`
 	UserID      int64      `json:"user_id"`
@@ -64,12 +63,9 @@ func pipeItem(p *Pipeline) (store.Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms := strconv.FormatInt(p.created.UnixMilli(), 10)
-	for len(ms) < 20 {
-		ms = "0" + ms
-	}
 	k := pipeKey(p.ID)
-	return store.Item{"pk": k.PK, "sk": k.SK, "gsi1pk": accounts.UserPK(p.UserID), "gsi1sk": "PIPE#" + ms + "#" + p.ID,
+	return store.Item{"pk": k.PK, "sk": k.SK, "gsi1pk": accounts.UserPK(p.UserID),
+		"gsi1sk":  "PIPE#" + store.Padded(p.created.UnixMilli()) + "#" + p.ID,
 		"user_id": p.UserID, "status": p.Status, "doc": string(doc), "v": p.version, "created_ms": p.created.UnixMilli(),
 		"signals": p.signals, "token": p.token}, nil
 }

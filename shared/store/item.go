@@ -1,8 +1,15 @@
 package store
 
+import "fmt"
+
 // Accessors that read an attribute as the type a repository stored. They
 // return the zero value when the attribute is missing or of another kind, so a
 // repository decodes an item in one pass without type switches.
+
+// Padded writes a non-negative n (an id, a sequence number, a time in
+// milliseconds) in 20 zero-padded digits, every int64's width: sort keys
+// built with it order numerically (docs/tables.md).
+func Padded(n int64) string { return fmt.Sprintf("%020d", n) }
 
 // String returns the string attribute.
 func (it Item) String(attr string) string {

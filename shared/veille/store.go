@@ -105,15 +105,7 @@ func veilleKey(id int64) store.Key {
 }
 
 func runKey(vid, rid int64) store.Key {
-	return store.Key{PK: "VEILLE#" + strconv.FormatInt(vid, 10), SK: "RUN#" + padded(rid)}
-}
-
-func padded(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for len(s) < 20 {
-		s = "0" + s
-	}
-	return s
+	return store.Key{PK: "VEILLE#" + strconv.FormatInt(vid, 10), SK: "RUN#" + store.Padded(rid)}
 }
 
 // isoFmt is the spec's format of veille and run times.
@@ -128,11 +120,11 @@ func (r *record) item() (store.Item, error) {
 	}
 	k := veilleKey(r.ID)
 	it := store.Item{"pk": k.PK, "sk": k.SK, "gsi1pk": accounts.UserPK(r.UserID),
-		"gsi1sk": "VEILLE#" + padded(r.ID), "user_id": r.UserID, "status": r.Status, "doc": string(doc),
+		"gsi1sk": "VEILLE#" + store.Padded(r.ID), "user_id": r.UserID, "status": r.Status, "doc": string(doc),
 		"v": r.version, "next_ms": r.next.UnixMilli()}
 	// Due only while active with no run in flight.
 	if r.Status == Active && r.PendingRunID == 0 {
-		it["gsi2pk"], it["gsi2sk"] = duePK, padded(r.next.UnixMilli())+"#"+strconv.FormatInt(r.ID, 10)
+		it["gsi2pk"], it["gsi2sk"] = duePK, store.Padded(r.next.UnixMilli())+"#"+strconv.FormatInt(r.ID, 10)
 	}
 	return it, nil
 }
@@ -155,7 +147,7 @@ func (d *runDoc) item() (store.Item, error) {
 	k := runKey(d.VeilleID, d.ID)
 	it := store.Item{"pk": k.PK, "sk": k.SK, "state": d.State, "doc": string(doc)}
 	if d.State == RunPending {
-		it["gsi2pk"], it["gsi2sk"] = pendingPK, padded(d.VeilleID)+"#"+padded(d.ID)
+		it["gsi2pk"], it["gsi2sk"] = pendingPK, store.Padded(d.VeilleID)+"#"+store.Padded(d.ID)
 	}
 	return it, nil
 }

@@ -43,7 +43,7 @@ func (s *Service) Tick(ctx context.Context) (TickResult, error) {
 	now := s.d.Now().UTC()
 	tbl := s.d.DB.Table(Table)
 	due, err := tbl.Query(ctx, store.Query{Index: "gsi2", PK: duePK,
-		SK: store.SortCond{Op: store.SortLe, Value: padded(now.UnixMilli()) + "#~"}, Limit: TickBatch})
+		SK: store.SortCond{Op: store.SortLe, Value: store.Padded(now.UnixMilli()) + "#~"}, Limit: TickBatch})
 	if err != nil {
 		return res, fmt.Errorf("due veilles: %w", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/events"
 	"github.com/prospectdata/svc/shared/netguard"
 	"github.com/prospectdata/svc/shared/queue"
@@ -57,7 +56,7 @@ type message struct {
 func hookPK(id int64) string { return "HOOK#" + strconv.FormatInt(id, 10) }
 
 func deliveryKey(hook, event int64) store.Key {
-	return store.Key{PK: hookPK(hook), SK: "DLV#" + accounts.PadID(event)}
+	return store.Key{PK: hookPK(hook), SK: "DLV#" + store.Padded(event)}
 }
 
 // DeliveryID is the X-Svc-Delivery of an endpoint's delivery of an event:
@@ -259,7 +258,7 @@ func (s *Service) record(ctx context.Context, m message, e *Endpoint, typ string
 		u = u.Remove("next_attempt_at")
 	}
 	att := store.Item{
-		"pk": hookPK(e.ID), "sk": fmt.Sprintf("ATT#%s#%s#%d", accounts.PadID(now.UnixMilli()), accounts.PadID(m.Event), m.Attempt),
+		"pk": hookPK(e.ID), "sk": fmt.Sprintf("ATT#%s#%s#%d", store.Padded(now.UnixMilli()), store.Padded(m.Event), m.Attempt),
 		"delivery_id": DeliveryID(e.ID, m.Event), "event_id": m.Event, "event_type": typ, "status": state,
 		"attempts": int64(m.Attempt), "http_code": int64(res.code), "error": res.err,
 		"attempted_at": now.UTC().Format(timeFmt), "duration_ms": res.duration.Milliseconds(),

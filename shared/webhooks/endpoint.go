@@ -101,7 +101,7 @@ func New(d Deps) *Service {
 var _ accounts.Holder = (*Service)(nil)
 
 func endpointKey(uid, id int64) store.Key {
-	return store.Key{PK: accounts.UserPK(uid), SK: "HOOK#" + accounts.PadID(id)}
+	return store.Key{PK: accounts.UserPK(uid), SK: "HOOK#" + store.Padded(id)}
 }
 
 func countKey(uid int64) store.Key { return store.Key{PK: accounts.UserPK(uid), SK: "HOOKS"} }
