@@ -144,18 +144,11 @@ const sendChunk = 500
 // the cells of keys, handing each batch to fn as it fills (with its
 // 0-based index; the slice is fn's), and returns how many there were.
 func (e *Engine) readBatches(ctx context.Context, j *jobs.Job, keys []string, fn func(int, []batchItem) error) (int, error) {
-	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
-	if errors.Is(err, blob.ErrNotFound) {
-		return 0, permanent("The job's input is missing", err)
-	}
+	rc, in, err := e.openInput(ctx, j)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	in, err := jobs.NewInputReader(rc)
-	if err != nil {
-		return 0, permanent("The job's input is unreadable", err)
-	}
 	at := map[string]int{}
 	for _, k := range keys {
 		if i := slices.Index(in.Columns, k); i >= 0 {
@@ -227,6 +220,25 @@ func itemRefund(j *jobs.Job, uncharged float64) float64 {
 		return 0
 	}
 	return math.Round(j.EFCost/float64(j.GridPointsCount)*uncharged*100) / 100
+}
+
+// openInput opens an item job's input, stored at its creation: a missing
+// or unreadable input is permanent (no retry mends it), a read failure of
+// the file store is not. The caller closes rc.
+func (e *Engine) openInput(ctx context.Context, j *jobs.Job) (io.ReadCloser, *jobs.InputReader, error) {
+	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, nil, permanent("The job's input is missing", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := jobs.NewInputReader(rc)
+	if err != nil {
+		rc.Close()
+		return nil, nil, permanent("The job's input is unreadable", err)
+	}
+	return rc, in, nil
 }
 
 // handleBatch runs one batch of an item job.
@@ -440,18 +452,11 @@ func (e *Engine) itemOutput(ctx context.Context, j *jobs.Job, mod enrich.Module,
 // not nil, keeps the rows of those batches (a salvage: the batches done
 // before the job stopped).
 func (e *Engine) mergeItems(ctx context.Context, j *jobs.Job, produced, distinct []string, only map[int]bool) (int, error) {
-	rc, _, err := e.d.Files.Open(ctx, jobs.InputKey(j.ID))
-	if errors.Is(err, blob.ErrNotFound) {
-		return 0, permanent("The job's input is missing", err)
-	}
+	rc, in, err := e.openInput(ctx, j)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	in, err := jobs.NewInputReader(rc)
-	if err != nil {
-		return 0, permanent("The job's input is unreadable", err)
-	}
 	header := slices.Clone(in.Columns)
 	place := make([]int, len(produced)) // where each produced column goes
 	for i, c := range produced {
