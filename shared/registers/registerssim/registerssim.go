@@ -91,6 +91,7 @@ import (
 	"github.com/prospectdata/svc/shared/gazetteer"
 	"github.com/prospectdata/svc/shared/provider/sim"
 	"github.com/prospectdata/svc/shared/registers"
+	"github.com/prospectdata/svc/shared/upstream"
 )
 
 // Handler returns the twin's handler of the world v, for both hosts (the
@@ -118,16 +119,7 @@ func (c regClock) Now() time.Time {
 	return c.v.Date(day).Add(now.Sub(midnight))
 }
 
-func (c regClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func (c regClock) Sleep(ctx context.Context, d time.Duration) error { return upstream.Sleep(ctx, d) }
 
 // regIndexMax bounds the SIREN → place token index of companies shown;
 // regEntriesMax the places whose identity, postcode and name words are
