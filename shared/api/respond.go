@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
 )
@@ -130,6 +131,47 @@ func jsonType(t reflect.Type) string {
 	return "value"
 }
 
+// jsonField is a type error's field path as the caller wrote it:
+// encoding/json names a field of an embedded struct through the struct's
+// Go name ("Request.queries"), which no body holds; those segments go.
+func jsonField(t reflect.Type, path string) string {
+	if path == "" {
+		return ""
+	}
+	var out []string
+	for _, seg := range strings.Split(path, ".") {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if f, ok := t.FieldByName(seg); ok && f.Anonymous && f.Tag.Get("json") == "" {
+				t = f.Type // an embedded struct: its fields are the body's own
+				continue
+			}
+			t = jsonFieldType(t, seg)
+		} else if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		out = append(out, seg)
+	}
+	return strings.Join(out, ".")
+}
+
+// jsonFieldType is the type of t's field that a body names name (its json
+// tag's name, or its Go name), nil when t has none.
+func jsonFieldType(t reflect.Type, name string) reflect.Type {
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || (tag == "" && strings.EqualFold(f.Name, name)) {
+			return f.Type
+		}
+	}
+	return nil
+}
+
 // decode reads a JSON body into dst. Malformed JSON is a 400, a value of the
 // wrong type a 422 naming the field, an oversize body a 413; never a 500.
 func decode(r *http.Request, dst any) error {
@@ -149,7 +191,7 @@ func decode(r *http.Request, dst any) error {
 			FR: "Corps de requête trop volumineux (" + strconv.FormatInt(tooBig.Limit, 10) + " octets au plus)",
 			EN: "Request body too large (at most " + strconv.FormatInt(tooBig.Limit, 10) + " bytes)"}
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
+		field := jsonField(reflect.TypeOf(dst), typeErr.Field)
 		if field == "" {
 			return apperr.New(apperr.Invalid, "Le corps doit être un objet JSON", "The body must be a JSON object")
 		}

@@ -152,7 +152,14 @@ func TestDecodeErrors(t *testing.T) {
 // TestDecodeTypeNames: a value of the wrong type is named by the JSON type
 // the field takes, in the document's words, never by its Go type.
 func TestDecodeTypeNames(t *testing.T) {
+	type Embedded struct {
+		Queries []string `json:"queries"`
+		Deep    struct {
+			Level int `json:"level"`
+		} `json:"deep"`
+	}
 	type body struct {
+		Embedded
 		Name  string            `json:"name"`
 		N     int               `json:"n"`
 		Ratio float64           `json:"ratio"`
@@ -177,6 +184,9 @@ func TestDecodeTypeNames(t *testing.T) {
 		{`{"items":"x"}`, "items", "Invalid type (expected array)"},
 		{`{"map":[]}`, "map", "Invalid type (expected object)"},
 		{`{"inner":"x"}`, "inner", "Invalid type (expected object)"},
+		{`{"inner":{"A":"x"}}`, "inner.A", "Invalid type (expected integer)"},
+		{`{"queries":"x"}`, "queries", "Invalid type (expected array)"},
+		{`{"deep":{"level":"x"}}`, "deep.level", "Invalid type (expected integer)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -189,7 +199,7 @@ func TestDecodeTypeNames(t *testing.T) {
 			if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil || w.Code != 422 || len(b.Errors) != 1 {
 				t.Fatalf("%d %s", w.Code, w.Body)
 			}
-			if !strings.HasPrefix(b.Errors[0].Field, tt.field) || b.Errors[0].Message != tt.want {
+			if b.Errors[0].Field != tt.field || b.Errors[0].Message != tt.want {
 				t.Errorf("%s: %q, want %s: %q", b.Errors[0].Field, b.Errors[0].Message, tt.field, tt.want)
 			}
 		})
