@@ -6,11 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/jsonerr"
 )
 
 // status maps an application code to its HTTP status: the one place where
@@ -101,77 +100,6 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Write(b)
 }
 
-// rawJSON is json.RawMessage's type: a field of it takes any JSON value.
-var rawJSON = reflect.TypeFor[json.RawMessage]()
-
-// jsonType names the type a body field takes as the API's document does
-// (JSON Schema's words), not as Go does: a caller reads "array", never
-// "[]json.RawMessage".
-func jsonType(t reflect.Type) string {
-	if t == rawJSON {
-		return "JSON value"
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.String:
-		return "string"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Map, reflect.Struct:
-		return "object"
-	case reflect.Pointer:
-		return jsonType(t.Elem())
-	}
-	return "value"
-}
-
-// jsonField is a type error's field path as the caller wrote it:
-// encoding/json names a field of an embedded struct through the struct's
-// Go name ("Request.queries"), which no body holds; those segments go.
-func jsonField(t reflect.Type, path string) string {
-	if path == "" {
-		return ""
-	}
-	var out []string
-	for _, seg := range strings.Split(path, ".") {
-		for t != nil && t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t != nil && t.Kind() == reflect.Struct {
-			if f, ok := t.FieldByName(seg); ok && f.Anonymous && f.Tag.Get("json") == "" {
-				t = f.Type // an embedded struct: its fields are the body's own
-				continue
-			}
-			t = jsonFieldType(t, seg)
-		} else if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
-			t = t.Elem()
-		}
-		out = append(out, seg)
-	}
-	return strings.Join(out, ".")
-}
-
-// jsonFieldType is the type of t's field that a body names name (its json
-// tag's name, or its Go name), nil when t has none.
-func jsonFieldType(t reflect.Type, name string) reflect.Type {
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == name || (tag == "" && strings.EqualFold(f.Name, name)) {
-			return f.Type
-		}
-	}
-	return nil
-}
-
 // decode reads a JSON body into dst. Malformed JSON is a 400, a value of the
 // wrong type a 422 naming the field, an oversize body a 413; never a 500.
 func decode(r *http.Request, dst any) error {
@@ -184,19 +112,18 @@ func decode(r *http.Request, dst any) error {
 		return nil
 	}
 	var tooBig *http.MaxBytesError
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &tooBig):
+	if errors.As(err, &tooBig) {
 		return &apperr.Error{Code: apperr.TooLarge,
 			FR: "Corps de requête trop volumineux (" + strconv.FormatInt(tooBig.Limit, 10) + " octets au plus)",
 			EN: "Request body too large (at most " + strconv.FormatInt(tooBig.Limit, 10) + " bytes)"}
-	case errors.As(err, &typeErr):
-		field := jsonField(reflect.TypeOf(dst), typeErr.Field)
+	}
+	if field, want, ok := jsonerr.WrongType(err, dst); ok {
 		if field == "" {
 			return apperr.New(apperr.Invalid, "Le corps doit être un objet JSON", "The body must be a JSON object")
 		}
-		return apperr.WrongType(field, jsonType(typeErr.Type))
-	case errors.Is(err, io.EOF):
+		return apperr.WrongType(field, want)
+	}
+	if errors.Is(err, io.EOF) {
 		return apperr.New(apperr.Invalid, "Corps JSON manquant", "Missing JSON body")
 	}
 	return apperr.New(apperr.Invalid, "JSON invalide", "Invalid JSON")

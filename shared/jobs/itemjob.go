@@ -11,11 +11,11 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/prospectdata/svc/shared/accounts"
 	"github.com/prospectdata/svc/shared/apperr"
 	"github.com/prospectdata/svc/shared/blob"
+	"github.com/prospectdata/svc/shared/jsonerr"
 	"github.com/prospectdata/svc/shared/modules"
 	"github.com/prospectdata/svc/shared/pricing"
 )
@@ -289,7 +289,7 @@ func parseItems(raws []json.RawMessage) ([]Item, error) {
 	items := make([]Item, len(raws))
 	for i, raw := range raws {
 		if err := json.Unmarshal(raw, &items[i]); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "json: ")
+			msg := jsonerr.Message(err, &items[i])
 			return nil, apperr.Fields(apperr.Field(fmt.Sprintf("items[%d]", i),
 				"Élément invalide : "+msg, "Invalid entry: "+msg))
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/prospectdata/svc/shared/accent"
+	"github.com/prospectdata/svc/shared/jsonerr"
 )
 
 // The filter node's rule grammar (docs/pipelines.md): a group is
@@ -85,7 +86,7 @@ func ParseRules(v any) (Group, error) {
 	}
 	var g Group
 	if err := json.Unmarshal(raw, &g); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
+		msg := jsonerr.Message(err, &g)
 		return Group{}, ruleErr("Règles illisibles : "+msg, "Unreadable rules: "+msg)
 	}
 	return g, nil

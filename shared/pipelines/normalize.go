@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/prospectdata/svc/shared/jsonerr"
 )
 
 // Node is one node of a definition.
@@ -76,7 +78,7 @@ func ParseDefinition(raw json.RawMessage) (*Definition, string, error) {
 	}
 	var d Definition
 	if err := json.Unmarshal(raw, &d); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
+		msg := jsonerr.Message(err, &d)
 		return nil, "", ruleErr("Définition illisible : "+msg, "Unreadable definition: "+msg)
 	}
 	if len(d.Nodes) > 4*MaxNodes || len(d.Edges) > maxEdges {

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/prospectdata/svc/shared/jsonerr"
 	"github.com/prospectdata/svc/shared/upstream"
 )
 
@@ -158,7 +159,8 @@ func strictJSON(s string, v any) error {
 		case errors.As(err, &se):
 			return fmt.Errorf("delivery seeds: invalid JSON at byte %d", se.Offset)
 		case errors.As(err, &te):
-			return fmt.Errorf("delivery seeds: field %q: expected %s", te.Field, te.Type)
+			field, want, _ := jsonerr.WrongType(err, v)
+			return fmt.Errorf("delivery seeds: field %q: expected %s", field, want)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			return fmt.Errorf("delivery seeds: %s", strings.TrimPrefix(err.Error(), "json: "))
 		}
