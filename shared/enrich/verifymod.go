@@ -42,14 +42,11 @@ func (m *verifyModule) Source() string            { return m.source }
 func (m *verifyModule) Run(ctx context.Context, _ *Env, in Input) (Result, error) {
 	email := strings.TrimSpace(in["email"])
 	if email == "" {
-		return Result{Values: []string{"", ""}}, nil
+		return Result{Values: make([]string, len(verify.Columns))}, nil
 	}
 	r, err := m.c.Verify(ctx, email)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{
-		Values: []string{string(r.Status), string(r.Category)},
-		Found:  r.Status != verify.Unknown,
-	}, nil
+	return Result{Values: r.Cells(), Found: r.Status != verify.Unknown}, nil
 }

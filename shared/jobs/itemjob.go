@@ -63,6 +63,11 @@ func ReadOptions(body []byte) (map[string]any, error) {
 	var fields []reflect.StructField
 	for _, e := range modules.Entries() {
 		for _, o := range e.Options {
+			// Two modules may share an option's name: one field reads it
+			// (encoding/json drops fields whose names collide).
+			if slices.Contains(names, o.Name) {
+				continue
+			}
 			names = append(names, o.Name)
 			fields = append(fields, reflect.StructField{Name: "Option" + strconv.Itoa(len(fields)),
 				Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + o.Name + `"`)})

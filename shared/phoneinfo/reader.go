@@ -66,12 +66,12 @@ func NewReader(d Deps) *Reader {
 }
 
 // Source names the reader's sources as a job shows them (Deps.Source).
-func (m *Reader) Source() string { return m.d.Source }
+func (r *Reader) Source() string { return r.d.Source }
 
 // Note is what every job's log says of the reader: without a line lookup,
 // why the live columns are empty; "" otherwise.
-func (m *Reader) Note() (en, fr string) {
-	if m.d.Lookup != nil {
+func (r *Reader) Note() (en, fr string) {
+	if r.d.Lookup != nil {
 		return "", ""
 	}
 	return LineNotConfigured, LineNotConfiguredFR
@@ -84,7 +84,7 @@ func (m *Reader) Note() (en, fr string) {
 // nothing else; a valid one every column its sources know, and valid
 // true. A line lookup that fails leaves the live columns empty and says
 // failed; err is the cache's failure on read or the context's.
-func (m *Reader) Cells(ctx context.Context, tel, country, job string) (vals []string, valid, failed bool, err error) {
+func (r *Reader) Cells(ctx context.Context, tel, country, job string) (vals []string, valid, failed bool, err error) {
 	vals = make([]string, len(Columns))
 	tel = strings.TrimSpace(tel)
 	if tel == "" {
@@ -100,8 +100,8 @@ func (m *Reader) Cells(ctx context.Context, tel, country, job string) (vals []st
 	vals[colE164], vals[colNational], vals[colCountry] = n.E164, n.National, n.Country
 	vals[colLineType] = n.LineType
 	vals[colValid] = "true"
-	if m.d.Plan != nil && n.PlanKey != "" {
-		if a, ok := m.d.Plan.Lookup(n.PlanKey); ok {
+	if r.d.Plan != nil && n.PlanKey != "" {
+		if a, ok := r.d.Plan.Lookup(n.PlanKey); ok {
 			vals[colCarrierOriginal] = a.Operator()
 			vals[colSIRET], vals[colAddress], vals[colSince] = a.SIRET, a.Address, a.RegisteredSince
 		}
@@ -109,7 +109,7 @@ func (m *Reader) Cells(ctx context.Context, tel, country, job string) (vals []st
 	if vals[colCarrierOriginal] == "" {
 		vals[colCarrierOriginal] = n.LibCarrier()
 	}
-	s, ok, failed, err := m.line(ctx, job, n)
+	s, ok, failed, err := r.line(ctx, job, n)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -125,32 +125,32 @@ func (m *Reader) Cells(ctx context.Context, tel, country, job string) (vals []st
 // status, else the lookup's answer (then cached). failed says the lookup
 // failed for this number; err is the store's failure on read (a retry of
 // the batch may mend it) or the context's.
-func (m *Reader) line(ctx context.Context, job string, n Number) (s Status, ok, failed bool, err error) {
-	if m.d.Cache != nil {
-		s, ok, err := m.d.Cache.Get(ctx, n.E164)
+func (r *Reader) line(ctx context.Context, job string, n Number) (s Status, ok, failed bool, err error) {
+	if r.d.Cache != nil {
+		s, ok, err := r.d.Cache.Get(ctx, n.E164)
 		if err != nil {
 			return Status{}, false, false, err
 		}
-		if ok && m.fresh(s) {
+		if ok && r.fresh(s) {
 			return s, true, false, nil
 		}
 	}
-	if m.d.Lookup == nil || !Lookable(n) {
+	if r.d.Lookup == nil || !Lookable(n) {
 		return Status{}, false, false, nil
 	}
-	s, err = m.fl.do(ctx, n.E164, func() (Status, error) {
-		s, err := m.d.Lookup.LookupLine(ctx, n.E164)
+	s, err = r.fl.do(ctx, n.E164, func() (Status, error) {
+		s, err := r.d.Lookup.LookupLine(ctx, n.E164)
 		if err != nil {
 			return Status{}, err
 		}
 		if s.CheckedAt.IsZero() {
-			s.CheckedAt = m.d.Now()
+			s.CheckedAt = r.d.Now()
 		}
-		if m.d.Cache != nil {
-			if err := m.d.Cache.Put(ctx, n.E164, s); err != nil {
+		if r.d.Cache != nil {
+			if err := r.d.Cache.Put(ctx, n.E164, s); err != nil {
 				// The answer is good and paid for: the row keeps it. Only
 				// the next job asks again.
-				m.d.Log.Warn("phone_info: caching a line lookup", "job", job, "err", err)
+				r.d.Log.Warn("phone_info: caching a line lookup", "job", job, "err", err)
 			}
 		}
 		return s, nil
@@ -159,17 +159,17 @@ func (m *Reader) line(ctx context.Context, job string, n Number) (s Status, ok, 
 		if ctx.Err() != nil {
 			return Status{}, false, false, ctx.Err()
 		}
-		m.d.Log.Warn("phone_info: line lookup failed", "job", job, "err", err)
+		r.d.Log.Warn("phone_info: line lookup failed", "job", job, "err", err)
 		return Status{}, false, true, nil
 	}
 	return s, true, false, nil
 }
 
-func (m *Reader) fresh(s Status) bool {
-	if m.d.MaxAge <= 0 {
+func (r *Reader) fresh(s Status) bool {
+	if r.d.MaxAge <= 0 {
 		return true
 	}
-	return !s.CheckedAt.IsZero() && m.d.Now().Sub(s.CheckedAt) <= m.d.MaxAge
+	return !s.CheckedAt.IsZero() && r.d.Now().Sub(s.CheckedAt) <= r.d.MaxAge
 }
 
 // Positions of the columns.
