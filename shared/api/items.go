@@ -48,14 +48,7 @@ func itemEstimateDoc() any {
 func optionFields(os []modules.Option) []reflect.StructField {
 	out := make([]reflect.StructField, 0, len(os))
 	for i, o := range os {
-		t := reflect.TypeFor[*string]()
-		switch o.Kind {
-		case modules.Bool:
-			t = reflect.TypeFor[*bool]()
-		case modules.Int:
-			t = reflect.TypeFor[*int]()
-		}
-		out = append(out, reflect.StructField{Name: fmt.Sprintf("Option%d", i), Type: t,
+		out = append(out, reflect.StructField{Name: fmt.Sprintf("Option%d", i), Type: reflect.PointerTo(o.Kind.Type()),
 			Tag: reflect.StructTag(`json:"` + o.Name + `,omitempty"`)})
 	}
 	return out

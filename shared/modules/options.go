@@ -3,11 +3,13 @@ package modules
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/prospectdata/svc/shared/apperr"
+	"github.com/prospectdata/svc/shared/jsonerr"
 )
 
 // Kind is the JSON type of an option's value.
@@ -23,16 +25,16 @@ const (
 	Int
 )
 
-// jsonType is the kind's JSON Schema type, as a type error names it (the
-// words of the API's document, as for any other body field).
-func (k Kind) jsonType() string {
+// Type is the Go type a value of the kind takes (string, bool, int): a
+// documented body's field, and the type a type error names (jsonerr.Type).
+func (k Kind) Type() reflect.Type {
 	switch k {
 	case Bool:
-		return "boolean"
+		return reflect.TypeFor[bool]()
 	case Int:
-		return "integer"
+		return reflect.TypeFor[int]()
 	}
-	return "string"
+	return reflect.TypeFor[string]()
 }
 
 // Option is one setting of a module's jobs of items: a field of its
@@ -154,7 +156,7 @@ func (e Entry) Read(sent map[string]any) (Values, error) {
 
 // value checks one sent value against the option.
 func (o Option) value(raw any) (any, error) {
-	typeErr := apperr.WrongType(o.Name, o.Kind.jsonType())
+	typeErr := apperr.WrongType(o.Name, jsonerr.Type(o.Kind.Type()))
 	switch o.Kind {
 	case Bool:
 		b, ok := raw.(bool)
